@@ -1,0 +1,171 @@
+# course_cuda_sources(): add .cu files to a target for the active backend.
+# course_add_exercise(): one exercise, built from the submission and from solutions/.
+# course_write_manifest(): the JSON that ./course reads (docs/developer-guide.md).
+
+set(COURSE_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
+get_filename_component(COURSE_ROOT "${COURSE_ROOT}" ABSOLUTE)
+set(COURSE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+# Adds CUDA sources to `target`. On the cuda backend nvcc compiles them as they are. On the
+# sim backend each file is rewritten at build time (chevrons and extern __shared__, line
+# numbers kept with #line) and the result compiles as C++ against the simulator's headers;
+# -iquote keeps the file's own quoted includes working from the build folder.
+function(course_cuda_sources target)
+  foreach(source IN LISTS ARGN)
+    get_filename_component(source "${source}" ABSOLUTE)
+    if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+      target_sources(${target} PRIVATE "${source}")
+      set_source_files_properties("${source}" TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
+    else()
+      get_filename_component(name "${source}" NAME)
+      get_filename_component(directory "${source}" DIRECTORY)
+      set(rewritten "${CMAKE_CURRENT_BINARY_DIR}/cudasim_rewritten/${target}/${name}.cpp")
+      add_custom_command(
+        OUTPUT "${rewritten}"
+        COMMAND cudasim_rewrite "${source}" "${rewritten}"
+        DEPENDS "${source}" cudasim_rewrite
+        COMMENT "cudasim: rewriting ${name}"
+        VERBATIM)
+      target_sources(${target} PRIVATE "${rewritten}")
+      set_source_files_properties("${rewritten}" TARGET_DIRECTORY ${target}
+                                  PROPERTIES COMPILE_OPTIONS "-iquote;${directory}")
+    endif()
+  endforeach()
+  if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+    target_link_libraries(${target} PRIVATE CUDA::cudart)
+  else()
+    target_link_libraries(${target} PRIVATE cudasim)
+  endif()
+endfunction()
+
+# Links the libraries an exercise may call (e.g. cublas) on either backend.
+function(_course_link_libraries target)
+  foreach(library IN LISTS ARGN)
+    if(library STREQUAL "cublas")
+      if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+        target_link_libraries(${target} PRIVATE CUDA::cublas)
+      else()
+        target_link_libraries(${target} PRIVATE cudasim_cublas)
+      endif()
+    else()
+      message(FATAL_ERROR "course_add_exercise: unknown library '${library}'")
+    endif()
+  endforeach()
+endfunction()
+
+# course_add_exercise(ORDER 01 NAME vector_add [LIBRARIES cublas])
+# Called from lessons/NN-x/CMakeLists.txt. Builds the GoogleTest binary
+# autograder/tests/NN-x/test_<name>.cpp against NN-x/<order>_<name>.cu from the submission
+# folder and, unless COURSE_WITH_SOLUTIONS is OFF, from solutions/.
+function(course_add_exercise)
+  cmake_parse_arguments(EX "" "ORDER;NAME" "LIBRARIES" ${ARGN})
+  if(NOT EX_ORDER OR NOT EX_NAME)
+    message(FATAL_ERROR "course_add_exercise needs ORDER and NAME")
+  endif()
+  get_filename_component(lesson "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
+  string(SUBSTRING "${lesson}" 0 2 lesson_number)
+  set(file "${EX_ORDER}_${EX_NAME}.cu")
+  set(test_source "${COURSE_ROOT}/autograder/tests/${lesson}/test_${EX_NAME}.cpp")
+  if(NOT EXISTS "${test_source}")
+    message(FATAL_ERROR "course_add_exercise: missing test ${test_source}")
+  endif()
+
+  set(variants submission)
+  if(COURSE_WITH_SOLUTIONS)
+    list(APPEND variants solution)
+  endif()
+  set(variant_json "")
+  foreach(variant IN LISTS variants)
+    if(variant STREQUAL "submission")
+      set(source "${COURSE_SUBMISSION_DIR}/${lesson}/${file}")
+    else()
+      set(source "${COURSE_ROOT}/solutions/${lesson}/${file}")
+    endif()
+    set(target "${variant}_${lesson_number}_${EX_NAME}")
+    set(output_dir "${CMAKE_BINARY_DIR}/exercises/${variant}/${lesson}")
+    set(executable "${output_dir}/${EX_NAME}_test")
+    if(EXISTS "${source}")
+      add_executable(${target} "${test_source}")
+      course_cuda_sources(${target} "${source}")
+      _course_link_libraries(${target} ${EX_LIBRARIES})
+      target_include_directories(${target} PRIVATE
+        "${COURSE_ROOT}/lessons/${lesson}" "${COURSE_ROOT}/lessons/common" "${COURSE_ROOT}/autograder/harness")
+      target_link_libraries(${target} PRIVATE GTest::gtest_main Threads::Threads)
+      set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${output_dir}"
+                                                 OUTPUT_NAME "${EX_NAME}_test")
+      course_student_warnings(${target})
+
+      set(test_name "${variant}/${lesson}/${EX_NAME}")
+      if(variant STREQUAL "submission" AND COURSE_EXPECT_SKELETONS)
+        # An untouched skeleton must build, run, and fail every one of its tests.
+        add_test(NAME "skeleton/${lesson}/${EX_NAME}"
+                 COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${target}>
+                         -DREPORT=${CMAKE_BINARY_DIR}/skeleton-reports/${target}.json
+                         -P "${COURSE_CMAKE_DIR}/ExpectAllTestsFail.cmake")
+        set(test_name "skeleton/${lesson}/${EX_NAME}")
+      else()
+        add_test(NAME "${test_name}" COMMAND ${target})
+      endif()
+      set_tests_properties("${test_name}" PROPERTIES LABELS "lesson-${lesson_number};${variant}" TIMEOUT 300)
+    endif()
+    string(APPEND variant_json
+      "\"${variant}\": {\"source\": \"${source}\", \"target\": \"${target}\", \"executable\": \"${executable}\"},")
+  endforeach()
+  string(REGEX REPLACE ",$" "" variant_json "${variant_json}")
+  set(_libs "")
+  foreach(library IN LISTS EX_LIBRARIES)
+    list(APPEND _libs "\"${library}\"")
+  endforeach()
+  list(JOIN _libs ", " _libs)
+
+  set_property(GLOBAL APPEND PROPERTY COURSE_EXERCISES_JSON
+    "{\"lesson\": \"${lesson}\", \"lesson_number\": \"${lesson_number}\", \"order\": \"${EX_ORDER}\", \"name\": \"${EX_NAME}\", \"file\": \"${file}\", \"test_source\": \"${test_source}\", \"libraries\": [${_libs}], \"variants\": {${variant_json}}}")
+endfunction()
+
+# Writes <build>/course_manifest.json and <build>/course_run.json.
+function(course_write_manifest)
+  get_property(exercises GLOBAL PROPERTY COURSE_EXERCISES_JSON)
+  list(JOIN exercises ",\n    " body)
+  file(WRITE "${CMAKE_BINARY_DIR}/course_manifest.json"
+"{
+  \"backend\": \"${COURSE_BACKEND_RESOLVED}\",
+  \"source_dir\": \"${COURSE_ROOT}\",
+  \"build_dir\": \"${CMAKE_BINARY_DIR}\",
+  \"submission_dir\": \"${COURSE_SUBMISSION_DIR}\",
+  \"exercises\": [
+    ${body}
+  ]
+}
+")
+  # The recipe for `./course run FILE.cu`: the same compiler and flags as the exercises.
+  if(COURSE_BACKEND_RESOLVED STREQUAL "sim")
+    file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course_run.json" CONTENT
+"{
+  \"backend\": \"sim\",
+  \"rewrite_tool\": \"$<TARGET_FILE:cudasim_rewrite>\",
+  \"compiler\": \"${CMAKE_CXX_COMPILER}\",
+  \"flags\": [\"-std=c++17\", \"-O2\", \"-g\", \"-pthread\"],
+  \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
+  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"${CUDASIM_BLAS_LINK}\", \"-pthread\", \"-ldl\"]
+}
+")
+  else()
+    if(CMAKE_CUDA_ARCHITECTURES STREQUAL "native")
+      set(_course_run_arch native)
+    else()
+      list(GET CMAKE_CUDA_ARCHITECTURES 0 _course_run_arch)
+      string(REGEX REPLACE "-(real|virtual)$" "" _course_run_arch "${_course_run_arch}")
+      set(_course_run_arch "sm_${_course_run_arch}")
+    endif()
+    file(WRITE "${CMAKE_BINARY_DIR}/course_run.json"
+"{
+  \"backend\": \"cuda\",
+  \"rewrite_tool\": null,
+  \"compiler\": \"${CMAKE_CUDA_COMPILER}\",
+  \"flags\": [\"-std=c++17\", \"-O2\", \"-lineinfo\", \"-arch=${_course_run_arch}\"],
+  \"include_dirs\": [\"${COURSE_ROOT}/lessons/common\"],
+  \"link\": [\"-lcublas\"]
+}
+")
+  endif()
+endfunction()

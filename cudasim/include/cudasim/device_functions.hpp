@@ -1,0 +1,315 @@
+/// @file device_functions.hpp
+/// @brief What kernels call: qualifiers, barriers, warp operations, atomics and the math
+/// intrinsics of the CUDA device library, as host C++.
+///
+/// Barriers and warp operations take the caller's file and line as hidden trailing
+/// parameters (filled in by `__builtin_FILE()` / `__builtin_LINE()` at the call site) so that
+/// a divergence or deadlock report can name both call sites.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+#include "cudasim/execution.hpp"
+
+// ---- qualifiers ----------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) alignas(n)
+#define __launch_bounds__(...)
+#define __grid_constant__
+/// Block-shared variables: one instance per worker OS thread, and a worker runs one block at a
+/// time with all of that block's threads as fibers on that OS thread.
+#define __shared__ static thread_local
+
+namespace cudasim::detail {
+
+/// Warp-collective operations, all implemented by one barrier over the lanes in the mask.
+enum class WarpOp : int {
+  Sync, Ballot, All, Any, ShflIndex, ShflUp, ShflDown, ShflXor, ReduceAdd, ReduceMin, ReduceMax,
+  ReduceAnd, ReduceOr, ReduceXor,
+};
+
+/// Waits until every lane in `mask` reached the same warp operation, then returns this lane's
+/// result. `value` carries the lane's operand bits, `param` the lane/delta/lane-mask operand.
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
+                              const char* file, unsigned line);
+
+/// Block barriers: the plain one and the three that also reduce a predicate over the block.
+enum class BarrierKind : int { Plain, Count, And, Or };
+
+/// Waits until every live thread of the block reached the same barrier; returns the
+/// reduction of the predicates for Count/And/Or (0 for Plain).
+int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned line);
+
+template <class T>
+std::uint64_t to_bits(T value) noexcept {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "cudasim: warp shuffles move values of at most 8 bytes, as in CUDA");
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+template <class T>
+T from_bits(std::uint64_t bits) noexcept {
+  T value;
+  std::memcpy(&value, &bits, sizeof(T));
+  return value;
+}
+
+/// `__trap()` and faults in kernel code end the launch with this exception.
+struct KernelTrap {
+  const char* what;
+};
+
+}  // namespace cudasim::detail
+
+// ---- barriers --------------------------------------------------------------------------------
+inline void __syncthreads(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  cudasim::detail::block_barrier(cudasim::detail::BarrierKind::Plain, 0, file, line);
+}
+inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(),
+                               unsigned line = __builtin_LINE()) {
+  return cudasim::detail::block_barrier(cudasim::detail::BarrierKind::Count, predicate, file, line);
+}
+inline int __syncthreads_and(int predicate, const char* file = __builtin_FILE(),
+                             unsigned line = __builtin_LINE()) {
+  return cudasim::detail::block_barrier(cudasim::detail::BarrierKind::And, predicate, file, line);
+}
+inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(),
+                            unsigned line = __builtin_LINE()) {
+  return cudasim::detail::block_barrier(cudasim::detail::BarrierKind::Or, predicate, file, line);
+}
+/// Memory fences: blocks really run in parallel on OS threads, so these are real fences.
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// ---- warp operations ---------------------------------------------------------------------------
+inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin_FILE(),
+                       unsigned line = __builtin_LINE()) {
+  cudasim::detail::warp_collective(cudasim::detail::WarpOp::Sync, mask, 0, 0, 32, file, line);
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
+                              unsigned line = __builtin_LINE()) {
+  return static_cast<unsigned>(cudasim::detail::warp_collective(
+      cudasim::detail::WarpOp::Ballot, mask, predicate != 0, 0, 32, file, line));
+}
+inline int __all_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
+                      unsigned line = __builtin_LINE()) {
+  return static_cast<int>(cudasim::detail::warp_collective(cudasim::detail::WarpOp::All, mask,
+                                                           predicate != 0, 0, 32, file, line));
+}
+inline int __any_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
+                      unsigned line = __builtin_LINE()) {
+  return static_cast<int>(cudasim::detail::warp_collective(cudasim::detail::WarpOp::Any, mask,
+                                                           predicate != 0, 0, 32, file, line));
+}
+/// Lanes of the caller's warp that have not exited.
+unsigned __activemask();
+
+#define CUDASIM_SHUFFLE(name, op)                                                                 \
+  template <class T>                                                                              \
+  inline T name(unsigned mask, T var, int operand, int width = 32,                                \
+                const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {          \
+    return cudasim::detail::from_bits<T>(cudasim::detail::warp_collective(                        \
+        cudasim::detail::WarpOp::op, mask, cudasim::detail::to_bits(var), operand, width, file,   \
+        line));                                                                                   \
+  }
+CUDASIM_SHUFFLE(__shfl_sync, ShflIndex)
+CUDASIM_SHUFFLE(__shfl_up_sync, ShflUp)
+CUDASIM_SHUFFLE(__shfl_down_sync, ShflDown)
+CUDASIM_SHUFFLE(__shfl_xor_sync, ShflXor)
+#undef CUDASIM_SHUFFLE
+
+#define CUDASIM_WARP_REDUCE(name, op, T)                                                          \
+  inline T name(unsigned mask, T value, const char* file = __builtin_FILE(),                      \
+                unsigned line = __builtin_LINE()) {                                               \
+    return cudasim::detail::from_bits<T>(cudasim::detail::warp_collective(                        \
+        cudasim::detail::WarpOp::op, mask, cudasim::detail::to_bits(value),                       \
+        std::is_signed_v<T> ? 1 : 0, 32, file, line));                                            \
+  }
+CUDASIM_WARP_REDUCE(__reduce_add_sync, ReduceAdd, unsigned)
+CUDASIM_WARP_REDUCE(__reduce_add_sync, ReduceAdd, int)
+CUDASIM_WARP_REDUCE(__reduce_min_sync, ReduceMin, unsigned)
+CUDASIM_WARP_REDUCE(__reduce_min_sync, ReduceMin, int)
+CUDASIM_WARP_REDUCE(__reduce_max_sync, ReduceMax, unsigned)
+CUDASIM_WARP_REDUCE(__reduce_max_sync, ReduceMax, int)
+CUDASIM_WARP_REDUCE(__reduce_and_sync, ReduceAnd, unsigned)
+CUDASIM_WARP_REDUCE(__reduce_or_sync, ReduceOr, unsigned)
+CUDASIM_WARP_REDUCE(__reduce_xor_sync, ReduceXor, unsigned)
+#undef CUDASIM_WARP_REDUCE
+
+// ---- atomics -------------------------------------------------------------------------------------
+// Blocks run in parallel on several OS threads, so these are real hardware atomics. Each returns
+// the old value, as in CUDA.
+namespace cudasim::detail {
+template <class T, class Update>
+T atomic_update(T* address, Update update) {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  static_assert(sizeof(T) == sizeof(Bits));
+  Bits* word = reinterpret_cast<Bits*>(address);
+  Bits expected = __atomic_load_n(word, __ATOMIC_RELAXED);
+  for (;;) {
+    T old;
+    std::memcpy(&old, &expected, sizeof(T));
+    const T updated = update(old);
+    Bits desired;
+    std::memcpy(&desired, &updated, sizeof(T));
+    if (__atomic_compare_exchange_n(word, &expected, desired, true, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_RELAXED))
+      return old;
+  }
+}
+}  // namespace cudasim::detail
+
+#define CUDASIM_ATOMIC_INTEGER(T)                                                                 \
+  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }            \
+  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }            \
+  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }          \
+  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }            \
+  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }              \
+  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }            \
+  inline T atomicMin(T* a, T v) {                                                                 \
+    return cudasim::detail::atomic_update(a, [v](T old) { return old < v ? old : v; });           \
+  }                                                                                               \
+  inline T atomicMax(T* a, T v) {                                                                 \
+    return cudasim::detail::atomic_update(a, [v](T old) { return old > v ? old : v; });           \
+  }                                                                                               \
+  inline T atomicCAS(T* a, T compare, T v) {                                                      \
+    __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
+    return compare;                                                                               \
+  }
+CUDASIM_ATOMIC_INTEGER(int)
+CUDASIM_ATOMIC_INTEGER(unsigned int)
+CUDASIM_ATOMIC_INTEGER(unsigned long long)
+CUDASIM_ATOMIC_INTEGER(long long)
+#undef CUDASIM_ATOMIC_INTEGER
+
+inline float atomicAdd(float* a, float v) {
+  return cudasim::detail::atomic_update(a, [v](float old) { return old + v; });
+}
+inline double atomicAdd(double* a, double v) {
+  return cudasim::detail::atomic_update(a, [v](double old) { return old + v; });
+}
+inline float atomicExch(float* a, float v) {
+  return cudasim::detail::atomic_update(a, [v](float) { return v; });
+}
+inline float atomicMin(float* a, float v) {
+  return cudasim::detail::atomic_update(a, [v](float old) { return old < v ? old : v; });
+}
+inline float atomicMax(float* a, float v) {
+  return cudasim::detail::atomic_update(a, [v](float old) { return old > v ? old : v; });
+}
+/// ((old >= limit) ? 0 : old + 1), as CUDA defines it.
+inline unsigned atomicInc(unsigned* a, unsigned limit) {
+  return cudasim::detail::atomic_update(a, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
+}
+/// (((old == 0) || (old > limit)) ? limit : old - 1), as CUDA defines it.
+inline unsigned atomicDec(unsigned* a, unsigned limit) {
+  return cudasim::detail::atomic_update(
+      a, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+}
+// Scoped variants: every scope is the whole machine here.
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicCAS_block atomicCAS
+#define atomicExch_block atomicExch
+#define atomicMax_block atomicMax
+#define atomicMin_block atomicMin
+
+// ---- integer and float intrinsics ----------------------------------------------------------------
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline int __mul24(int a, int b) { return (a << 8 >> 8) * (b << 8 >> 8); }
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+
+inline float __int_as_float(int x) { return cudasim::detail::from_bits<float>(static_cast<unsigned>(x)); }
+inline int __float_as_int(float x) { return static_cast<int>(cudasim::detail::to_bits(x)); }
+inline float __uint_as_float(unsigned x) { return cudasim::detail::from_bits<float>(x); }
+inline unsigned __float_as_uint(float x) { return static_cast<unsigned>(cudasim::detail::to_bits(x)); }
+inline double __longlong_as_double(long long x) { return cudasim::detail::from_bits<double>(static_cast<std::uint64_t>(x)); }
+inline long long __double_as_longlong(double x) { return static_cast<long long>(cudasim::detail::to_bits(x)); }
+
+// Fast-math intrinsics: the simulator computes them exactly; a GPU's versions are approximate,
+// so tests must use tolerances anyway.
+inline float __expf(float x) { return std::exp(x); }
+inline float __exp10f(float x) { return std::pow(10.0f, x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __log2f(float x) { return std::log2(x); }
+inline float __log10f(float x) { return std::log10(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __tanf(float x) { return std::tan(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+inline float __powf(float x, float y) { return std::pow(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float fdividef(float x, float y) { return x / y; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline int __float2int_rd(float x) { return static_cast<int>(std::floor(x)); }
+inline int __float2int_ru(float x) { return static_cast<int>(std::ceil(x)); }
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
+
+/// Read-only cache loads are plain loads here.
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+
+/// Ends the launch with an error naming the kernel, block and thread (a GPU reports
+/// cudaErrorLaunchFailure after a trap).
+[[noreturn]] inline void __trap() { throw cudasim::detail::KernelTrap{"__trap() called"}; }
+
+/// Cycle counters: nanoseconds of the host's steady clock.
+long long clock64();
+
+// CUDA's min/max overloads for device and host code.
+inline int min(int a, int b) { return a < b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline float min(float a, float b) { return std::fmin(a, b); }
+inline double min(double a, double b) { return std::fmin(a, b); }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline float max(float a, float b) { return std::fmax(a, b); }
+inline double max(double a, double b) { return std::fmax(a, b); }

@@ -1,0 +1,208 @@
+/// @file execution.hpp
+/// @brief How a launch reaches the simulator: the launch expression produced by the chevron
+/// rewrite, the per-kernel closure that runs a block's threads, and the built-in variables.
+///
+/// The rewrite turns `k<<<grid, block, smem, stream>>>(args)` into
+/// `k * ::cudasim::launch("k", grid, block, smem, stream)(args)`. `launch(...)` captures the
+/// configuration, the call `(args)` captures the arguments, and `operator*` (found by
+/// argument-dependent lookup) pairs them with the kernel's function pointer and submits the
+/// launch. Templated and namespaced kernels need no parsing because the kernel expression is
+/// ordinary C++ on the left of `*`.
+#pragma once
+
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "cudasim/runtime_types.hpp"
+
+// The built-in variables are real thread-local values, set by the simulator before a thread
+// runs or resumes (a proxy object would break printf and auto). `__thread` rather than C++
+// `thread_local`: an extern thread_local may need dynamic initialisation, so every access
+// would go through a wrapper function call; `__thread` is a plain %fs-relative load.
+
+/// Index of the running thread within its block.
+extern __thread uint3 threadIdx;
+/// Index of the running block within the grid.
+extern __thread uint3 blockIdx;
+/// Extent of the running block.
+extern __thread dim3 blockDim;
+/// Extent of the running grid.
+extern __thread dim3 gridDim;
+/// Threads per warp: 32. Not a compile-time constant, as in CUDA.
+extern const int warpSize;
+
+namespace cudasim {
+
+/// Base address of the running block's dynamic shared memory (`extern __shared__` arrays
+/// point here). One buffer per worker OS thread at a fixed address, which is why the rewrite
+/// can turn the declaration into a `static thread_local` pointer.
+void* dynamic_shared_memory() noexcept;
+
+namespace detail {
+
+/// Which threads of a block have started. Shared by all fibers of the block (they live on one
+/// OS thread, so no atomics). Kept tiny and inline because a kernel without barriers runs all
+/// its threads through `begin_next_thread` in a plain loop.
+struct ThreadCursor {
+  unsigned num_threads = 0;   ///< threads in the block
+  unsigned next_thread = 0;   ///< linear index of the next thread that has not started
+  uint3 next_index{0, 0, 0};  ///< threadIdx of that thread
+  dim3 block_dim;             ///< the block's extent
+
+  /// Starts the next thread: sets threadIdx (without a division per thread).
+  void begin_next_thread() noexcept {
+    ++next_thread;
+    threadIdx = next_index;
+    if (++next_index.x == block_dim.x) {
+      next_index.x = 0;
+      if (++next_index.y == block_dim.y) {
+        next_index.y = 0;
+        ++next_index.z;
+      }
+    }
+  }
+  bool has_unstarted() const noexcept { return next_thread < num_threads; }
+};
+
+/// A kernel with its arguments bound: runs threads of one block until none is left to start.
+class KernelInstance {
+ public:
+  virtual ~KernelInstance() = default;
+  /// Runs unstarted threads of the block one after another on the calling fiber. When a thread
+  /// waits at a barrier its fiber is parked with it and another fiber continues on the same
+  /// cursor with the next unstarted thread.
+  virtual void run_threads(ThreadCursor& cursor) const = 0;
+};
+
+/// Calls a kernel through its function pointer (used when the rewrite found no kernel name).
+template <class... Params>
+struct PointerInvoker {
+  void (*kernel)(Params...);
+  template <class... Args>
+  void operator()(const Args&... args) const { kernel(args...); }
+};
+
+template <class Invoker, class... Params>
+class BoundKernel final : public KernelInstance {
+ public:
+  BoundKernel(Invoker invoker, std::tuple<std::decay_t<Params>...> args)
+      : invoker_(std::move(invoker)), args_(std::move(args)) {}
+
+  void run_threads(ThreadCursor& cursor) const override {
+    if (cursor.block_dim.y == 1 && cursor.block_dim.z == 1) {
+      // 1-D blocks, the common case: threadIdx.y and .z stay 0 (set when the block starts),
+      // so a thread costs one counter and one threadIdx.x update.
+      while (cursor.next_thread < cursor.num_threads) {
+        threadIdx.x = cursor.next_thread++;
+        std::apply(invoker_, args_);  // kernel parameters are by value: each thread gets copies
+      }
+      return;
+    }
+    while (cursor.has_unstarted()) {
+      cursor.begin_next_thread();
+      std::apply(invoker_, args_);
+    }
+  }
+
+ private:
+  Invoker invoker_;
+  std::tuple<std::decay_t<Params>...> args_;
+};
+
+/// Where a launch was written and what it launches, for error reports.
+struct LaunchSite {
+  const char* kernel_name;
+  const char* file;
+  unsigned line;
+};
+
+struct LaunchConfig {
+  LaunchSite site;
+  dim3 grid;
+  dim3 block;
+  size_t dynamic_shared_bytes;
+  cudaStream_t stream;
+};
+
+/// Validates the configuration (setting the launch error as a GPU would) and queues the
+/// launch on its stream. `kernel_id` identifies the kernel for cudaFuncSetAttribute.
+void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
+                   const void* kernel_id);
+
+struct NoInvoker {};
+
+/// The configuration half of a launch expression, with its arguments.
+template <class Invoker, class... Args>
+struct PendingLaunch {
+  LaunchConfig config;
+  Invoker invoker;
+  std::tuple<Args...> args;
+};
+
+template <class Invoker>
+struct LaunchBuilder {
+  LaunchConfig config;
+  Invoker invoker;
+  template <class... Args>
+  PendingLaunch<Invoker, std::decay_t<Args>...> operator()(Args&&... args) const {
+    return {config, invoker, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+  }
+};
+
+/// `kernel * launch(...)(args)`: binds the arguments, converted to the kernel's parameter
+/// types as a real launch converts them, and submits.
+template <class... Params, class Invoker, class... Args>
+void operator*(void (*kernel)(Params...), PendingLaunch<Invoker, Args...>&& pending) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "cudasim: the kernel is launched with a different number of arguments than it "
+                "declares");
+  if constexpr (sizeof...(Params) == sizeof...(Args)) {
+    std::tuple<std::decay_t<Params>...> args(std::move(pending.args));
+    std::shared_ptr<const KernelInstance> bound;
+    if constexpr (std::is_same_v<Invoker, NoInvoker>) {
+      bound = std::make_shared<const BoundKernel<PointerInvoker<Params...>, Params...>>(
+          PointerInvoker<Params...>{kernel}, std::move(args));
+    } else {
+      bound = std::make_shared<const BoundKernel<Invoker, Params...>>(std::move(pending.invoker),
+                                                                     std::move(args));
+    }
+    submit_launch(pending.config, std::move(bound), reinterpret_cast<const void*>(kernel));
+  }
+}
+
+}  // namespace detail
+
+/// Start of a launch expression written by the chevron rewrite (`<<<` becomes
+/// `* ::cudasim::launch("name", `). The trailing file and line default to the call site,
+/// which `#line` maps back to the student's .cu file.
+inline detail::LaunchBuilder<detail::NoInvoker> launch(const char* kernel_name, dim3 grid, dim3 block,
+                                                       size_t dynamic_shared_bytes = 0,
+                                                       cudaStream_t stream = nullptr,
+                                                       const char* file = __builtin_FILE(),
+                                                       unsigned line = __builtin_LINE()) {
+  return {detail::LaunchConfig{{kernel_name, file, line}, grid, block, dynamic_shared_bytes, stream}, {}};
+}
+
+/// The form the rewrite emits when it found the kernel's name: `invoker` is a lambda that calls
+/// the kernel by name, so the compiler can inline the kernel body into the loop that runs a
+/// block's threads (a call through a function pointer cannot be inlined). This makes kernels
+/// without barriers several times faster; the launch is otherwise identical.
+template <class Invoker>
+inline detail::LaunchBuilder<Invoker> launch_inline(const char* kernel_name, Invoker invoker, dim3 grid,
+                                                    dim3 block, size_t dynamic_shared_bytes = 0,
+                                                    cudaStream_t stream = nullptr,
+                                                    const char* file = __builtin_FILE(),
+                                                    unsigned line = __builtin_LINE()) {
+  return {detail::LaunchConfig{{kernel_name, file, line}, grid, block, dynamic_shared_bytes, stream},
+          std::move(invoker)};
+}
+
+}  // namespace cudasim
+
+/// The invoker the rewrite passes to launch_inline: calls the kernel by name (variadic because
+/// a templated kernel's name contains commas). Captures by copy so that a kernel held in a
+/// local function-pointer variable stays valid while the launch waits on its stream.
+#define CUDASIM_INLINE_KERNEL(...) \
+  [=](const auto&... cudasim_kernel_args) { __VA_ARGS__(cudasim_kernel_args...); }

@@ -1,0 +1,135 @@
+/// @file runtime_api.hpp
+/// @brief The host-side CUDA runtime API subset the course uses, implemented on the CPU.
+///
+/// Semantics follow the CUDA Runtime API documentation: errors are returned, launch errors
+/// are kept for cudaGetLastError, faults inside kernels are sticky until cudaDeviceReset.
+/// Allocation functions take the caller's file and line as hidden trailing parameters so that
+/// diagnostics can say where a buffer was allocated.
+#pragma once
+
+#include <cstddef>
+
+#include "cudasim/runtime_types.hpp"
+
+// ---- errors --------------------------------------------------------------------------------
+/// Returns the last error of this host thread and resets it to cudaSuccess (sticky errors
+/// from faulted kernels stay).
+cudaError_t cudaGetLastError();
+/// Returns the last error of this host thread without resetting it.
+cudaError_t cudaPeekAtLastError();
+/// The enumerator's name, e.g. "cudaErrorInvalidConfiguration".
+const char* cudaGetErrorName(cudaError_t error);
+/// A sentence describing the error, as the CUDA runtime words it.
+const char* cudaGetErrorString(cudaError_t error);
+
+// ---- devices -------------------------------------------------------------------------------
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int* device);
+/// Properties of the modelled GPU (H100-like by default; the name says it is the simulator).
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+/// Waits for all work on all streams; returns the sticky error of a faulted kernel, if any.
+cudaError_t cudaDeviceSynchronize();
+/// Waits for all work, frees every allocation and clears the sticky error.
+cudaError_t cudaDeviceReset();
+cudaError_t cudaDriverGetVersion(int* version);
+cudaError_t cudaRuntimeGetVersion(int* version);
+
+// ---- memory ----------------------------------------------------------------------------------
+cudaError_t cudaMalloc(void** ptr, size_t size, const char* file = __builtin_FILE(),
+                       unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMalloc(T** ptr, size_t size, const char* file = __builtin_FILE(),
+                              unsigned line = __builtin_LINE()) {
+  return cudaMalloc(reinterpret_cast<void**>(ptr), size, file, line);
+}
+cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned flags = cudaMemAttachGlobal,
+                              const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMallocManaged(T** ptr, size_t size, unsigned flags = cudaMemAttachGlobal,
+                                     const char* file = __builtin_FILE(),
+                                     unsigned line = __builtin_LINE()) {
+  return cudaMallocManaged(reinterpret_cast<void**>(ptr), size, flags, file, line);
+}
+cudaError_t cudaFree(void* ptr);
+/// Page-locked host memory (recorded as such, so copies from it can be modelled as DMA).
+cudaError_t cudaMallocHost(void** ptr, size_t size);
+template <class T>
+inline cudaError_t cudaMallocHost(T** ptr, size_t size) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+}
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned flags);
+template <class T>
+inline cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned flags) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
+}
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags);
+cudaError_t cudaHostUnregister(void* ptr);
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = nullptr);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemset(void* ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream = nullptr);
+
+/// `__device__` and `__constant__` variables are ordinary host variables here.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t count, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  (void)kind;  // the symbol lives in host memory here, so let the runtime infer the direction
+  return cudaMemcpy(reinterpret_cast<char*>(&symbol) + offset, src, count, cudaMemcpyDefault);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  (void)kind;
+  return cudaMemcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, cudaMemcpyDefault);
+}
+
+// ---- streams and events ------------------------------------------------------------------------
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+/// cudaSuccess when all work queued on the stream has finished, else cudaErrorNotReady.
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
+
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+/// Milliseconds between two recorded events, measured on the host's steady clock when the
+/// stream reached each record.
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+
+// ---- kernels --------------------------------------------------------------------------------------
+namespace cudasim::detail {
+cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value);
+cudaError_t occupancy_blocks_per_sm(int* blocks, int block_size, size_t dynamic_shared_bytes);
+}  // namespace cudasim::detail
+
+/// Only cudaFuncAttributeMaxDynamicSharedMemorySize has an effect: it raises the kernel's
+/// dynamic shared memory limit above the default 48 KiB, up to the device's opt-in maximum.
+template <class Kernel>
+inline cudaError_t cudaFuncSetAttribute(Kernel* kernel, cudaFuncAttribute attribute, int value) {
+  return cudasim::detail::set_function_attribute(reinterpret_cast<const void*>(kernel), attribute,
+                                                 value);
+}
+/// Resident blocks per SM for a block size, from the modelled SM's thread, block and shared
+/// memory limits (registers are not modelled).
+template <class Kernel>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel*, int block_size,
+                                                                 size_t dynamic_shared_bytes) {
+  return cudasim::detail::occupancy_blocks_per_sm(blocks, block_size, dynamic_shared_bytes);
+}

@@ -1,0 +1,186 @@
+/// @file runtime_types.hpp
+/// @brief The CUDA runtime's value types as the simulator defines them: dim3 and the vector
+/// types, error codes (with the real numeric values, so printed codes match a GPU's), memcpy
+/// kinds, device properties, and the opaque stream/event handles.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+// ---- built-in vector types -------------------------------------------------------------
+// Alignments follow the CUDA headers so that a float4 load is a 16-byte access on both backends.
+#define CUDASIM_VECTOR_TYPES(T, name)                                                          \
+  struct name##1 { T x; };                                                                      \
+  struct alignas(2 * sizeof(T) <= 16 ? 2 * sizeof(T) : 16) name##2 { T x, y; };               \
+  struct name##3 { T x, y, z; };                                                                \
+  struct alignas(4 * sizeof(T) <= 16 ? 4 * sizeof(T) : 16) name##4 { T x, y, z, w; };          \
+  inline name##1 make_##name##1(T x) { return {x}; }                                            \
+  inline name##2 make_##name##2(T x, T y) { return {x, y}; }                                    \
+  inline name##3 make_##name##3(T x, T y, T z) { return {x, y, z}; }                            \
+  inline name##4 make_##name##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+
+CUDASIM_VECTOR_TYPES(signed char, char)
+CUDASIM_VECTOR_TYPES(unsigned char, uchar)
+CUDASIM_VECTOR_TYPES(short, short)
+CUDASIM_VECTOR_TYPES(unsigned short, ushort)
+CUDASIM_VECTOR_TYPES(int, int)
+CUDASIM_VECTOR_TYPES(unsigned int, uint)
+CUDASIM_VECTOR_TYPES(long long, longlong)
+CUDASIM_VECTOR_TYPES(unsigned long long, ulonglong)
+CUDASIM_VECTOR_TYPES(float, float)
+CUDASIM_VECTOR_TYPES(double, double)
+#undef CUDASIM_VECTOR_TYPES
+
+/// Grid and block extents. Unspecified dimensions are 1, as in CUDA.
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+// ---- error codes ------------------------------------------------------------------------
+/// The subset of cudaError_t the course meets. Values are those of the CUDA toolkit.
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorCudartUnloading = 4,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
+  cudaErrorIllegalInstruction = 715,
+  cudaErrorMisalignedAddress = 716,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotPermitted = 800,
+  cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorUnknown = 999,
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+
+/// Device attributes for cudaDeviceGetAttribute (values as in the CUDA toolkit).
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+};
+
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+
+struct cudaUUID_t { char bytes[16]; };
+
+/// Properties of the modelled device. Field names and order follow CUDA 13's cudaDeviceProp
+/// for the fields the course reads; the simulator fills them with an H100-like model whose
+/// name says it is a simulator.
+struct cudaDeviceProp {
+  char name[256];
+  cudaUUID_t uuid;
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  size_t totalConstMem;
+  int major;
+  int minor;
+  size_t textureAlignment;
+  int multiProcessorCount;
+  int integrated;
+  int canMapHostMemory;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryBusWidth;
+  int l2CacheSize;
+  int maxThreadsPerMultiProcessor;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int maxBlocksPerMultiProcessor;
+};
+
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+};
+
+// ---- opaque handles -----------------------------------------------------------------------
+struct CUstream_st;
+struct CUevent_st;
+typedef CUstream_st* cudaStream_t;
+typedef CUevent_st* cudaEvent_t;
+
+/// The legacy default stream (also what 0 / nullptr means) and the per-thread default stream.
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaMemAttachGlobal 0x01

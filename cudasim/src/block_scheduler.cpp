@@ -1,0 +1,632 @@
+// The block scheduler: runs the threads of one block as fibers on the calling OS thread.
+//
+// A block starts with a single fiber that runs threads one after another in a plain loop
+// (BoundKernel::run_threads). Only when a thread waits (at __syncthreads or a warp operation)
+// is its fiber parked with it and a new fiber started for the next thread, so a kernel
+// without barriers costs one fiber per block, and one with barriers one fiber per thread.
+//
+// A fiber that cannot go on (it waits, or it ran out of threads to start) switches directly to
+// the next fiber that can, so a barrier costs one context switch per thread; control returns
+// to the worker's own stack only when the block is done or has faulted.
+//
+// Waiting threads are released when every live thread of the block waits at the same
+// __syncthreads (the same call site), or every lane of a warp operation's mask has arrived.
+// When nothing can run and somebody still waits, the block can never finish on a GPU either:
+// that is reported with both threads and both call sites instead of hanging.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fiber.hpp"
+#include "internal.hpp"
+
+// The built-in variables (declared in execution.hpp).
+__thread uint3 threadIdx;
+__thread uint3 blockIdx;
+__thread dim3 blockDim;
+__thread dim3 gridDim;
+const int warpSize = 32;
+
+namespace cudasim::detail {
+
+namespace {
+
+constexpr unsigned kWarpSize = 32;
+constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;  // H100's opt-in maximum, rounded up
+
+std::size_t fiber_stack_bytes() {
+  static const std::size_t bytes = [] {
+    const char* env = std::getenv("CUDASIM_STACK_KB");
+    const long kb = env ? std::atol(env) : 0;
+    return static_cast<std::size_t>(kb > 0 ? kb : 256) * 1024;
+  }();
+  return bytes;
+}
+
+struct Fiber {
+  FiberContext context;
+  std::unique_ptr<FiberStack> stack;
+};
+
+/// None: not started, running, or exited (which one follows from the cursor and the running
+/// thread); Runnable: released and queued to resume.
+enum class WaitKind : unsigned char { None, Barrier, Warp, Runnable };
+
+/// Why a parked thread waits, for releasing it and for reports.
+struct ThreadSlot {
+  Fiber* fiber = nullptr;
+  uint3 index{0, 0, 0};  // its threadIdx, restored when it resumes
+  WaitKind wait = WaitKind::None;
+  const char* file = nullptr;
+  unsigned line = 0;
+  const char* what = nullptr;  // the operation's name, e.g. "__syncthreads" or "__shfl_down_sync"
+  BarrierKind barrier_kind = BarrierKind::Plain;
+  int predicate = 0;
+  unsigned warp_mask = 0;
+};
+
+/// Lanes of a warp that have arrived at one warp operation.
+struct WarpGroup {
+  WarpOp op;
+  unsigned mask;  // lanes that must arrive (the caller's mask, limited to existing lanes)
+  unsigned arrived = 0;
+  int width = 32;
+  const char* file;
+  unsigned line;
+  std::uint64_t values[kWarpSize];
+  int params[kWarpSize];
+};
+
+struct WarpState {
+  std::vector<WarpGroup> pending;
+  std::uint64_t results[kWarpSize];  // each lane reads its own as soon as it resumes
+};
+
+const char* warp_op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::Sync: return "__syncwarp";
+    case WarpOp::Ballot: return "__ballot_sync";
+    case WarpOp::All: return "__all_sync";
+    case WarpOp::Any: return "__any_sync";
+    case WarpOp::ShflIndex: return "__shfl_sync";
+    case WarpOp::ShflUp: return "__shfl_up_sync";
+    case WarpOp::ShflDown: return "__shfl_down_sync";
+    case WarpOp::ShflXor: return "__shfl_xor_sync";
+    case WarpOp::ReduceAdd: return "__reduce_add_sync";
+    case WarpOp::ReduceMin: return "__reduce_min_sync";
+    case WarpOp::ReduceMax: return "__reduce_max_sync";
+    case WarpOp::ReduceAnd: return "__reduce_and_sync";
+    case WarpOp::ReduceOr: return "__reduce_or_sync";
+    case WarpOp::ReduceXor: return "__reduce_xor_sync";
+  }
+  return "warp operation";
+}
+
+const char* barrier_name(BarrierKind kind) {
+  switch (kind) {
+    case BarrierKind::Plain: return "__syncthreads";
+    case BarrierKind::Count: return "__syncthreads_count";
+    case BarrierKind::And: return "__syncthreads_and";
+    case BarrierKind::Or: return "__syncthreads_or";
+  }
+  return "__syncthreads";
+}
+
+/// The state of the block a worker is running.
+struct BlockRun {
+  LaunchState* launch = nullptr;
+  uint3 block_index{0, 0, 0};
+  ThreadCursor cursor;
+  std::vector<unsigned> runnable;  // released threads, resumed in this order from runnable_head
+  std::size_t runnable_head = 0;
+  unsigned waiting = 0;            // parked threads
+  std::vector<Fiber*> fibers;      // fibers this block used, returned to the pool at its end
+  std::vector<ThreadSlot> slots;  // sized on the first wait (plain-loop blocks never need it)
+  std::vector<WarpState> warps;
+  // The barrier being gathered: its waiters in arrival order (which is thread order, since
+  // threads start and resume in thread order), the first call site, and whether anybody
+  // arrived elsewhere or at a warp operation (then the slow diagnostic path runs).
+  std::vector<unsigned> barrier_waiters;
+  const char* barrier_file = nullptr;
+  unsigned barrier_line = 0;
+  bool barrier_mixed = false;
+  unsigned warp_waiters = 0;
+  // Result of the barrier most recently released; read by each thread as it resumes.
+  int barrier_count = 0;
+  int barrier_participants = 0;
+  bool faulted = false;
+};
+
+/// Per-OS-thread simulator state: the scheduler's own context, a pool of fibers and stacks,
+/// the dynamic shared memory buffer. Fibers never move between OS threads, which is what makes
+/// `static thread_local` work as __shared__.
+struct Worker {
+  FiberContext scheduler_context;
+  std::vector<std::unique_ptr<Fiber>> fibers;
+  std::vector<Fiber*> idle_fibers;
+  BlockRun* block = nullptr;
+  Fiber* current = nullptr;
+  // On the heap, not in the thread-local block itself: every OS thread of the process would
+  // otherwise carry it.
+  std::unique_ptr<unsigned char, void (*)(void*)> dynamic_shared{
+      static_cast<unsigned char*>(std::aligned_alloc(128, kDynamicSharedCapacity)), &std::free};
+
+  Worker() {
+    install_fault_handler();
+    running_thread().is_stack_guard = &address_in_fiber_guard;
+  }
+
+  static bool address_in_fiber_guard(const void* address);
+};
+
+// The worker of this OS thread. A plain pointer for the hot paths (barriers, warp operations):
+// a function-local thread_local object costs an initialisation check on every access.
+__thread Worker* this_worker = nullptr;
+
+Worker& worker() {
+  if (this_worker == nullptr) {
+    static thread_local Worker instance;
+    this_worker = &instance;
+  }
+  return *this_worker;
+}
+
+bool Worker::address_in_fiber_guard(const void* address) {
+  for (const auto& fiber : worker().fibers)
+    if (fiber->stack->in_guard(address)) return true;
+  return false;
+}
+
+/// Two call sites are the same when file and line match. File names come from
+/// __builtin_FILE(), usually one literal per translation unit, so compare pointers first.
+bool same_site(const char* file_a, unsigned line_a, const char* file_b, unsigned line_b) {
+  return line_a == line_b && (file_a == file_b || std::strcmp(file_a, file_b) == 0);
+}
+
+uint3 index_of(unsigned linear, const dim3& extent) {
+  return uint3{linear % extent.x, (linear / extent.x) % extent.y, linear / (extent.x * extent.y)};
+}
+
+unsigned linear_thread() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+std::string describe_thread(unsigned linear, const dim3& extent) {
+  const uint3 t = index_of(linear, extent);
+  return format_string("thread (%u,%u,%u)", t.x, t.y, t.z);
+}
+
+void fiber_main(void* argument);
+
+Fiber* acquire_fiber(Worker& w) {
+  Fiber* fiber;
+  if (!w.idle_fibers.empty()) {
+    fiber = w.idle_fibers.back();
+    w.idle_fibers.pop_back();
+  } else {
+    w.fibers.push_back(std::make_unique<Fiber>());
+    fiber = w.fibers.back().get();
+    fiber->stack = std::make_unique<FiberStack>(fiber_stack_bytes());
+  }
+  // Always start from a fresh frame: a fiber abandoned by a faulted block may hold one.
+  make_context(fiber->context, *fiber->stack, &fiber_main, fiber);
+  return fiber;
+}
+
+/// True when thread `t` has run to its end (valid while no thread of the block is running, or
+/// for threads other than the running one).
+bool has_exited(const BlockRun& b, unsigned t) {
+  return t < b.cursor.next_thread && (b.slots.empty() || b.slots[t].wait == WaitKind::None);
+}
+
+void resolve_waiting(BlockRun& b);
+
+/// The fiber to run next in this block (threadIdx already set for it), or null when nothing can
+/// run now: released threads first, in release order, then a new fiber for the next thread that
+/// has not started.
+Fiber* pick_next(Worker& w, BlockRun& b) {
+  if (b.runnable_head < b.runnable.size()) {
+    const unsigned t = b.runnable[b.runnable_head++];
+    if (b.runnable_head == b.runnable.size()) {
+      b.runnable.clear();
+      b.runnable_head = 0;
+    }
+    ThreadSlot& s = b.slots[t];
+    s.wait = WaitKind::None;
+    threadIdx = s.index;
+    return s.fiber;
+  }
+  if (b.cursor.has_unstarted()) {
+    Fiber* fiber = acquire_fiber(w);
+    b.fibers.push_back(fiber);
+    return fiber;
+  }
+  return nullptr;
+}
+
+/// Called on a fiber that cannot go on (its thread waits, or it has no thread left to start):
+/// runs the next fiber of the block directly, releasing a barrier first when every live thread
+/// waits at it. Returns when this fiber is resumed. Goes back to the worker's own stack when
+/// the block is finished or has faulted.
+void switch_away(Worker& w, Fiber* self) {
+  BlockRun& b = *w.block;
+  for (;;) {
+    Fiber* next = b.faulted ? nullptr : pick_next(w, b);
+    if (next == nullptr && !b.faulted && b.waiting > 0) {
+      resolve_waiting(b);  // releases everybody into `runnable`, or faults the block
+      continue;
+    }
+    if (next == self) return;  // this fiber's own thread is the next to resume: no switch
+    w.current = next;
+    switch_context(self->context, next != nullptr ? next->context : w.scheduler_context);
+    return;
+  }
+}
+
+/// Called on a fiber: parks the running thread until it is released and resumed.
+void park(Worker& w) { switch_away(w, w.current); }
+
+void fault_current_thread(Worker& w, cudaError_t error, const std::string& message) {
+  BlockRun& b = *w.block;
+  b.faulted = true;
+  report_kernel_fault(*b.launch, b.block_index, threadIdx, error, message);
+}
+
+void fiber_main(void* argument) {
+  Fiber* self = static_cast<Fiber*>(argument);
+  Worker& w = worker();
+  for (;;) {
+    BlockRun& b = *w.block;
+    try {
+      b.launch->kernel->run_threads(b.cursor);
+    } catch (const KernelTrap& trap) {
+      fault_current_thread(w, cudaErrorLaunchFailure, trap.what);
+    } catch (const std::exception& e) {
+      fault_current_thread(w, cudaErrorLaunchFailure,
+                           format_string("uncaught exception: %s", e.what()));
+    } catch (...) {
+      fault_current_thread(w, cudaErrorLaunchFailure, "uncaught exception of unknown type");
+    }
+    // No thread left to start on this fiber: hand over to whoever can run. A fiber is never
+    // resumed after this within its block; the next block that takes it remakes its frame.
+    switch_away(w, self);
+  }
+}
+
+inline void ensure_slots(BlockRun& b) {
+  if (!b.slots.empty()) return;
+  b.slots.resize(b.cursor.num_threads);
+  b.runnable.reserve(b.cursor.num_threads);
+  b.barrier_waiters.reserve(b.cursor.num_threads);
+  b.warps.resize((b.cursor.num_threads + kWarpSize - 1) / kWarpSize);
+}
+
+/// Lanes that exist in warp `warp` (the last warp of a block may be partial).
+unsigned existing_lanes(const BlockRun& b, unsigned warp) {
+  const unsigned first = warp * kWarpSize;
+  const unsigned count = std::min(kWarpSize, b.cursor.num_threads - first);
+  return count == kWarpSize ? 0xffffffffu : ((1u << count) - 1);
+}
+
+std::uint64_t lane_result(const WarpGroup& g, unsigned lane) {
+  const auto in_group = [&](unsigned l) { return l < kWarpSize && ((g.mask >> l) & 1u); };
+  const int width = g.width;
+  const int param = g.params[lane];
+  switch (g.op) {
+    case WarpOp::Sync: return 0;
+    case WarpOp::Ballot:
+    case WarpOp::All:
+    case WarpOp::Any: {
+      std::uint64_t ballot = 0;
+      for (unsigned l = 0; l < kWarpSize; ++l)
+        if (in_group(l) && g.values[l] != 0) ballot |= (1ull << l);
+      if (g.op == WarpOp::Ballot) return ballot;
+      if (g.op == WarpOp::Any) return ballot != 0;
+      return ballot == g.mask;
+    }
+    case WarpOp::ShflIndex:
+    case WarpOp::ShflUp:
+    case WarpOp::ShflDown:
+    case WarpOp::ShflXor: {
+      const int segment_start = static_cast<int>(lane) / width * width;
+      const int position = static_cast<int>(lane) - segment_start;
+      int source = static_cast<int>(lane);
+      if (g.op == WarpOp::ShflIndex) {
+        source = segment_start + (((param % width) + width) % width);
+      } else if (g.op == WarpOp::ShflUp) {
+        if (position - param >= 0) source = static_cast<int>(lane) - param;
+      } else if (g.op == WarpOp::ShflDown) {
+        if (position + param < width) source = static_cast<int>(lane) + param;
+      } else {
+        const int target = static_cast<int>(lane) ^ param;
+        if (target >= 0 && target < segment_start + width) source = target;
+      }
+      // Reading a lane outside the mask is undefined in CUDA; return the caller's own value.
+      return in_group(static_cast<unsigned>(source)) ? g.values[source] : g.values[lane];
+    }
+    case WarpOp::ReduceAdd:
+    case WarpOp::ReduceMin:
+    case WarpOp::ReduceMax:
+    case WarpOp::ReduceAnd:
+    case WarpOp::ReduceOr:
+    case WarpOp::ReduceXor: {
+      const bool is_signed = param != 0;
+      std::uint32_t acc = 0;
+      bool first = true;
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        if (!in_group(l)) continue;
+        const auto v = static_cast<std::uint32_t>(g.values[l]);
+        if (first) { acc = v; first = false; continue; }
+        switch (g.op) {
+          case WarpOp::ReduceAdd: acc += v; break;
+          case WarpOp::ReduceAnd: acc &= v; break;
+          case WarpOp::ReduceOr: acc |= v; break;
+          case WarpOp::ReduceXor: acc ^= v; break;
+          case WarpOp::ReduceMin:
+            acc = is_signed ? static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(acc), static_cast<std::int32_t>(v)))
+                            : std::min(acc, v);
+            break;
+          default:
+            acc = is_signed ? static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(acc), static_cast<std::int32_t>(v)))
+                            : std::max(acc, v);
+        }
+      }
+      return acc;
+    }
+  }
+  return 0;
+}
+
+/// Everything that can run has run and somebody still waits: either all live threads wait
+/// at one __syncthreads (release them), or the block is stuck (report it and fail the block).
+void resolve_waiting(BlockRun& b) {
+  if (b.warp_waiters == 0 && !b.barrier_mixed) {
+    // Every live thread waits at one __syncthreads: release them in arrival order.
+    int count = 0;
+    for (unsigned t : b.barrier_waiters) {
+      ThreadSlot& s = b.slots[t];
+      count += s.predicate != 0;
+      s.wait = WaitKind::Runnable;
+    }
+    b.barrier_count = count;
+    b.barrier_participants = static_cast<int>(b.barrier_waiters.size());
+    b.runnable.swap(b.barrier_waiters);
+    b.runnable_head = 0;
+    b.barrier_waiters.clear();
+    b.barrier_file = nullptr;
+    b.waiting = 0;
+    return;
+  }
+  const dim3& extent = b.cursor.block_dim;
+  unsigned first_barrier = ~0u;
+  for (unsigned t = 0; t < b.cursor.num_threads; ++t) {
+    const ThreadSlot& s = b.slots[t];
+    if (s.wait == WaitKind::Warp) {
+      // A warp operation that cannot complete: name a lane it waits for.
+      const unsigned warp = t / kWarpSize;
+      for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+        if (!((s.warp_mask >> lane) & 1u)) continue;
+        const unsigned other = warp * kWarpSize + lane;
+        const ThreadSlot& o = b.slots[other];
+        std::string why;
+        if (has_exited(b, other)) {
+          why = describe_thread(other, extent) + " has already exited";
+        } else if (o.wait == WaitKind::Barrier) {
+          why = format_string("%s waits at %s() at %s:%u", describe_thread(other, extent).c_str(),
+                              o.what, o.file, o.line);
+        } else if (o.wait == WaitKind::Warp && !same_site(o.file, o.line, s.file, s.line)) {
+          why = format_string("%s waits at %s at %s:%u", describe_thread(other, extent).c_str(),
+                              o.what, o.file, o.line);
+        } else if (o.wait == WaitKind::Warp && o.warp_mask != s.warp_mask) {
+          why = format_string("%s calls it with mask 0x%08x", describe_thread(other, extent).c_str(),
+                              o.warp_mask);
+        } else {
+          continue;
+        }
+        threadIdx = index_of(t, extent);
+        report_kernel_fault(
+            *b.launch, b.block_index, threadIdx, cudaErrorLaunchFailure,
+            format_string("deadlock: %s waits at %s(mask 0x%08x) at %s:%u for lane %u, but %s; "
+                          "every lane named in the mask must reach the same warp operation",
+                          describe_thread(t, extent).c_str(), s.what, s.warp_mask, s.file, s.line,
+                          lane, why.c_str()));
+        b.faulted = true;
+        return;
+      }
+    } else if (s.wait == WaitKind::Barrier) {
+      if (first_barrier == ~0u) {
+        first_barrier = t;
+      } else {
+        const ThreadSlot& f = b.slots[first_barrier];
+        if (!same_site(f.file, f.line, s.file, s.line)) {
+          threadIdx = index_of(t, extent);
+          report_kernel_fault(
+              *b.launch, b.block_index, threadIdx, cudaErrorLaunchFailure,
+              format_string("barrier divergence: %s waits at %s() at %s:%u while %s waits at %s() "
+                            "at %s:%u; all threads of a block must reach the same __syncthreads",
+                            describe_thread(first_barrier, extent).c_str(), f.what, f.file, f.line,
+                            describe_thread(t, extent).c_str(), s.what, s.file, s.line));
+          b.faulted = true;
+          return;
+        }
+      }
+    }
+  }
+  // Unreachable in practice: warp waiters always have a partner to blame above. Fail loudly
+  // rather than release a barrier while lanes are still parked in a warp operation.
+  report_kernel_fault(*b.launch, b.block_index, threadIdx, cudaErrorUnknown,
+                      "internal error: a warp operation can never complete, with no reason found");
+  b.faulted = true;
+}
+
+}  // namespace
+
+void* dynamic_shared_memory_of_this_thread() { return worker().dynamic_shared.get(); }
+
+bool run_block(LaunchState& launch, unsigned long long linear_block) {
+  Worker& w = worker();
+  const dim3 grid = launch.config.grid;
+  const dim3 block = launch.config.block;
+
+  BlockRun b;
+  b.launch = &launch;
+  b.block_index = uint3{static_cast<unsigned>(linear_block % grid.x),
+                        static_cast<unsigned>((linear_block / grid.x) % grid.y),
+                        static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))};
+  b.cursor.num_threads = block.x * block.y * block.z;
+  b.cursor.block_dim = block;
+
+  blockIdx = b.block_index;
+  threadIdx = uint3{0, 0, 0};  // 1-D blocks only ever update .x
+  blockDim = block;
+  gridDim = grid;
+  w.block = &b;
+  running_thread().launch = &launch;
+
+  // The first fiber runs threads in a plain loop; fibers hand over to each other from then on
+  // and come back here only when the block is finished or has faulted.
+  Fiber* first = pick_next(w, b);
+  w.current = first;
+  switch_context(w.scheduler_context, first->context);
+  w.current = nullptr;
+
+  w.block = nullptr;
+  running_thread().launch = nullptr;
+  for (Fiber* f : b.fibers) w.idle_fibers.push_back(f);
+  return !b.faulted;
+}
+
+int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) {
+    report("%s() called outside a kernel at %s:%u; ignored", barrier_name(kind), file, line);
+    return 0;
+  }
+  ensure_slots(*b);
+  const unsigned t = linear_thread();
+  ThreadSlot& s = b->slots[t];
+  s.fiber = w.current;
+  s.index = threadIdx;
+  s.wait = WaitKind::Barrier;
+  s.file = file;
+  s.line = line;
+  s.what = barrier_name(kind);
+  s.barrier_kind = kind;
+  s.predicate = predicate;
+  ++b->waiting;
+  if (b->barrier_file == nullptr) {
+    b->barrier_file = file;
+    b->barrier_line = line;
+  } else if (!same_site(b->barrier_file, b->barrier_line, file, line)) {
+    b->barrier_mixed = true;
+  }
+  b->barrier_waiters.push_back(t);
+  park(w);
+  switch (kind) {
+    case BarrierKind::Plain: return 0;
+    case BarrierKind::Count: return b->barrier_count;
+    case BarrierKind::And: return b->barrier_count == b->barrier_participants;
+    case BarrierKind::Or: return b->barrier_count != 0;
+  }
+  return 0;
+}
+
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
+                              const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) {
+    report("%s called outside a kernel at %s:%u; ignored", warp_op_name(op), file, line);
+    return value;
+  }
+  ensure_slots(*b);
+  const unsigned t = linear_thread();
+  const unsigned warp = t / kWarpSize;
+  const unsigned lane = t % kWarpSize;
+  if (!((mask >> lane) & 1u))
+    throw KernelTrap{"a warp operation was called by a lane whose bit is not set in its mask "
+                     "(the mask must include the calling lane)"};
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
+    throw KernelTrap{"the width of a warp shuffle must be a power of two from 1 to 32"};
+
+  WarpState& ws = b->warps[warp];
+  const unsigned effective_mask = mask & existing_lanes(*b, warp);
+  WarpGroup* group = nullptr;
+  for (WarpGroup& g : ws.pending) {
+    if (!(g.mask & effective_mask)) continue;  // a disjoint group of lanes: independent
+    if (g.mask != effective_mask || g.op != op || !same_site(g.file, g.line, file, line)) {
+      static thread_local std::string message;
+      message = format_string(
+          "warp divergence: lane %u calls %s(mask 0x%08x) at %s:%u while lanes 0x%08x of its warp "
+          "wait in %s(mask 0x%08x) at %s:%u",
+          lane, warp_op_name(op), mask, file, line, g.arrived, warp_op_name(g.op), g.mask, g.file,
+          g.line);
+      throw KernelTrap{message.c_str()};
+    }
+    group = &g;
+    break;
+  }
+  if (group == nullptr) {
+    ws.pending.push_back(WarpGroup{op, effective_mask, 0, width, file, line, {}, {}});
+    group = &ws.pending.back();
+  }
+  group->values[lane] = value;
+  group->params[lane] = param;
+  group->arrived |= 1u << lane;
+
+  if (group->arrived == group->mask) {
+    // The last lane to arrive computes everybody's result and releases the others.
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      if (!((group->mask >> l) & 1u)) continue;
+      ws.results[l] = lane_result(*group, l);
+      if (l != lane) {
+        ThreadSlot& other = b->slots[warp * kWarpSize + l];
+        other.wait = WaitKind::Runnable;
+        --b->waiting;
+        --b->warp_waiters;
+        b->runnable.push_back(warp * kWarpSize + l);
+      }
+    }
+    ws.pending.erase(ws.pending.begin() + (group - ws.pending.data()));
+    return ws.results[lane];
+  }
+
+  ThreadSlot& s = b->slots[t];
+  s.fiber = w.current;
+  s.index = threadIdx;
+  s.wait = WaitKind::Warp;
+  s.file = file;
+  s.line = line;
+  s.what = warp_op_name(op);
+  s.warp_mask = effective_mask;
+  ++b->waiting;
+  ++b->warp_waiters;
+  park(w);
+  return ws.results[lane];
+}
+
+}  // namespace cudasim::detail
+
+unsigned __activemask() {
+  using namespace cudasim::detail;
+  Worker& w = worker();
+  if (w.block == nullptr) return 1;
+  const unsigned self = linear_thread();
+  const unsigned warp = self / kWarpSize;
+  unsigned mask = existing_lanes(*w.block, warp);
+  for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+    const unsigned t = warp * kWarpSize + lane;
+    if (t != self && ((mask >> lane) & 1u) && has_exited(*w.block, t)) mask &= ~(1u << lane);
+  }
+  return mask;
+}
+
+void* cudasim::dynamic_shared_memory() noexcept {
+  return cudasim::detail::dynamic_shared_memory_of_this_thread();
+}

@@ -1,0 +1,146 @@
+// The modelled device: an H100 SXM-like GPU (132 SMs, 80 GB, 228 KB shared memory per SM),
+// named so that nobody mistakes the simulator for a real GPU. Only limits that change what a
+// program may do (threads per block, shared memory, grid size) are enforced; the others are
+// there so that device-query code prints sensible numbers.
+#include <chrono>
+#include <cstring>
+
+#include "internal.hpp"
+
+namespace cudasim::detail {
+
+const cudaDeviceProp& device_properties() {
+  static const cudaDeviceProp props = [] {
+    cudaDeviceProp p{};
+    std::strncpy(p.name, "cudasim CPU simulator (H100-like model, not a GPU)", sizeof(p.name) - 1);
+    std::memcpy(p.uuid.bytes, "cudasim-model-00", 16);
+    p.totalGlobalMem = std::size_t{80} * 1000 * 1000 * 1000;
+    p.sharedMemPerBlock = kDefaultDynamicSharedLimit;
+    p.regsPerBlock = 65536;
+    p.warpSize = 32;
+    p.memPitch = 2147483647;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim[0] = 1024;
+    p.maxThreadsDim[1] = 1024;
+    p.maxThreadsDim[2] = 64;
+    p.maxGridSize[0] = 2147483647;
+    p.maxGridSize[1] = 65535;
+    p.maxGridSize[2] = 65535;
+    p.totalConstMem = 65536;
+    p.major = 9;
+    p.minor = 0;
+    p.textureAlignment = 512;
+    p.multiProcessorCount = 132;
+    p.canMapHostMemory = 1;
+    p.concurrentKernels = 1;
+    p.asyncEngineCount = 2;
+    p.unifiedAddressing = 1;
+    p.memoryBusWidth = 5120;
+    p.l2CacheSize = 50 * 1024 * 1024;
+    p.maxThreadsPerMultiProcessor = 2048;
+    p.sharedMemPerMultiprocessor = 228 * 1024;
+    p.regsPerMultiprocessor = 65536;
+    p.managedMemory = 1;
+    p.cooperativeLaunch = 1;
+    p.sharedMemPerBlockOptin = 227 * 1024;
+    p.maxBlocksPerMultiProcessor = 32;
+    return p;
+  }();
+  return props;
+}
+
+cudaError_t occupancy_blocks_per_sm(int* blocks, int block_size, size_t dynamic_shared_bytes) {
+  const cudaDeviceProp& p = device_properties();
+  if (blocks == nullptr || block_size <= 0 || block_size > p.maxThreadsPerBlock)
+    return record_error(cudaErrorInvalidValue);
+  int by_threads = p.maxThreadsPerMultiProcessor / block_size;
+  int by_shared = dynamic_shared_bytes == 0
+                      ? p.maxBlocksPerMultiProcessor
+                      : static_cast<int>(p.sharedMemPerMultiprocessor / dynamic_shared_bytes);
+  int result = by_threads < by_shared ? by_threads : by_shared;
+  if (result > p.maxBlocksPerMultiProcessor) result = p.maxBlocksPerMultiProcessor;
+  *blocks = result;
+  return cudaSuccess;
+}
+
+}  // namespace cudasim::detail
+
+using namespace cudasim::detail;
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return record_error(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : record_error(cudaErrorInvalidDevice); }
+
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return record_error(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return record_error(cudaErrorInvalidValue);
+  if (device != 0) return record_error(cudaErrorInvalidDevice);
+  *prop = device_properties();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return record_error(cudaErrorInvalidValue);
+  if (device != 0) return record_error(cudaErrorInvalidDevice);
+  const cudaDeviceProp& p = device_properties();
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = 1980000; break;        // kHz, H100 SXM boost clock
+    case cudaDevAttrMemoryClockRate: *value = 2619000; break;  // kHz
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
+    default: return record_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() {
+  synchronize_all_streams();
+  return record_error(sticky_error());
+}
+
+cudaError_t cudaDeviceReset() {
+  synchronize_all_streams();
+  free_all_device_memory();
+  clear_sticky_error();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* version) {
+  if (version == nullptr) return record_error(cudaErrorInvalidValue);
+  *version = 13000;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(version); }
+
+long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}

@@ -1,0 +1,93 @@
+// Faults inside kernels. A segmentation fault in a kernel thread would otherwise kill the
+// process with no hint of which kernel, block or thread did it. The handler runs on its own
+// signal stack (the fault may be a fiber's stack overflow), prints what it knows, and then lets
+// the signal take the process down as it would have without the simulator: a GPU cannot
+// recover from an illegal address either.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "internal.hpp"
+
+namespace cudasim::detail {
+
+namespace {
+
+thread_local RunningThread running;
+
+void describe_fault(int signal_number, siginfo_t* info, void*) {
+  const RunningThread& r = running;
+  if (r.launch != nullptr) {
+    const LaunchConfig& c = r.launch->config;
+    const void* address = info->si_addr;
+    std::string where;
+    if (r.is_stack_guard != nullptr && r.is_stack_guard(address)) {
+      where = "stack overflow in the kernel thread (set CUDASIM_STACK_KB to more than the "
+              "default 256 if the kernel really needs a large stack)";
+    } else if (!describe_device_address(address, where)) {
+      where = "a host or unmapped address (a device kernel may only touch device memory)";
+    }
+    // snprintf/write: no allocation in the handler beyond what describe_device_address did.
+    char line[1024];
+    const int n = std::snprintf(
+        line, sizeof line,
+        "cudasim: %s in kernel '%s' (launched at %s:%u), block (%u,%u,%u), thread (%u,%u,%u): "
+        "access to %p, %s\n",
+        signal_number == SIGSEGV ? "illegal memory access" : strsignal(signal_number),
+        c.site.kernel_name, c.site.file, c.site.line, blockIdx.x, blockIdx.y, blockIdx.z,
+        threadIdx.x, threadIdx.y, threadIdx.z, address, where.c_str());
+    if (n > 0) {
+      const ssize_t ignored = write(STDERR_FILENO, line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
+      (void)ignored;
+    }
+  }
+  // Fall back to the default action: the process dies with the original signal.
+  signal(signal_number, SIG_DFL);
+  raise(signal_number);
+}
+
+void ensure_alternate_stack() {
+  static thread_local bool installed = false;
+  if (installed) return;
+  stack_t stack{};
+  stack.ss_size = 64 * 1024;
+  stack.ss_sp = new char[stack.ss_size];
+  sigaltstack(&stack, nullptr);
+  installed = true;
+}
+
+}  // namespace
+
+RunningThread& running_thread() noexcept {
+  ensure_alternate_stack();
+  return running;
+}
+
+void install_fault_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action{};
+    action.sa_sigaction = &describe_fault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(s, &action, nullptr);
+  });
+}
+
+void report_kernel_fault(LaunchState& launch, const uint3& block, const uint3& thread,
+                         cudaError_t error, const std::string& message) {
+  bool expected = false;
+  if (launch.failed.compare_exchange_strong(expected, true)) {
+    const LaunchConfig& c = launch.config;
+    report("error in kernel '%s' (launched at %s:%u), block (%u,%u,%u), thread (%u,%u,%u): %s",
+           c.site.kernel_name, c.site.file, c.site.line, block.x, block.y, block.z, thread.x,
+           thread.y, thread.z, message.c_str());
+  }
+  set_sticky_error(error);
+}
+
+}  // namespace cudasim::detail

@@ -1,0 +1,382 @@
+// Device memory: one reserved address range ("the arena"), so that the simulator can tell a
+// device pointer from a host pointer with a range check and name the allocation an address
+// belongs to.
+//
+// Every allocation gets fresh pages followed by at least one inaccessible guard page, and
+// freed pages become inaccessible again and are not handed out twice until the arena wraps:
+// running past the end of a buffer by a page, or touching a freed buffer, faults at the
+// access instead of corrupting a neighbour. (Finer checks, byte-exact, need instrumented loads.)
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iterator>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "internal.hpp"
+
+namespace cudasim::detail {
+
+namespace {
+
+constexpr std::size_t kAlignment = 256;  // cudaMalloc guarantees at least 256-byte alignment
+
+std::size_t page_size() {
+  static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+struct Allocation {
+  std::size_t size;
+  std::size_t mapped;  // bytes made accessible (size rounded up to pages)
+  const char* file;
+  unsigned line;
+};
+
+class Arena {
+ public:
+  Arena() {
+    // Reserve address space only (no memory): PROT_NONE with MAP_NORESERVE. Try smaller
+    // ranges where the address space is limited.
+    for (std::size_t bytes = std::size_t{1} << 40; bytes >= (std::size_t{1} << 30); bytes >>= 1) {
+      void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p != MAP_FAILED) {
+        begin_ = static_cast<char*>(p);
+        end_ = begin_ + bytes;
+        next_ = begin_;
+        break;
+      }
+    }
+  }
+
+  bool contains(const void* p) const {
+    const char* c = static_cast<const char*>(p);
+    return c >= begin_ && c < end_;
+  }
+
+  void* allocate(std::size_t size, const char* file, unsigned line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t page = page_size();
+    const std::size_t mapped = (std::max<std::size_t>(size, 1) + page - 1) / page * page;
+    const std::size_t footprint = mapped + page;  // plus a guard page
+    if (begin_ == nullptr || used_ + mapped > device_properties().totalGlobalMem) return nullptr;
+    if (next_ + footprint > end_) next_ = begin_;  // wrap: reuse address space of freed buffers
+    char* p = next_;
+    // After a wrap, skip over live allocations.
+    for (auto it = live_.lower_bound(reinterpret_cast<std::uintptr_t>(p)); it != live_.end(); ++it) {
+      const char* live_begin = reinterpret_cast<const char*>(it->first);
+      if (live_begin >= p + footprint) break;
+      p = const_cast<char*>(live_begin) + it->second.mapped + page;
+    }
+    if (p + footprint > end_) return nullptr;
+    if (mprotect(p, mapped, PROT_READ | PROT_WRITE) != 0) return nullptr;
+    next_ = p + footprint;
+    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line};
+    used_ += mapped;
+    static_assert(kAlignment <= 4096, "pages are at least 4 KiB");
+    return p;
+  }
+
+  /// Returns false for a pointer that is not the start of a live allocation.
+  bool free(void* p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == live_.end()) return false;
+    release(it);
+    return true;
+  }
+
+  void free_all() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (!live_.empty()) release(live_.begin());
+  }
+
+  bool find(const void* p, AllocationInfo& info, bool nearest) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    auto it = live_.upper_bound(address);
+    if (it != live_.begin()) {
+      auto before = std::prev(it);
+      if (address < before->first + before->second.size || nearest) {
+        info = {before->first, before->second.size, before->second.file, before->second.line};
+        return address < before->first + before->second.size || nearest;
+      }
+    }
+    if (nearest && it != live_.end()) {
+      info = {it->first, it->second.size, it->second.file, it->second.line};
+      return true;
+    }
+    return false;
+  }
+
+  std::size_t used() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return used_;
+  }
+
+ private:
+  void release(std::map<std::uintptr_t, Allocation>::iterator it) {
+    void* p = reinterpret_cast<void*>(it->first);
+    madvise(p, it->second.mapped, MADV_DONTNEED);  // give the memory back
+    mprotect(p, it->second.mapped, PROT_NONE);     // and make use-after-free fault
+    used_ -= it->second.mapped;
+    live_.erase(it);
+  }
+
+  mutable std::mutex mutex_;
+  char* begin_ = nullptr;
+  char* end_ = nullptr;
+  char* next_ = nullptr;
+  std::size_t used_ = 0;
+  std::map<std::uintptr_t, Allocation> live_;
+};
+
+Arena& arena() {
+  static Arena instance;
+  return instance;
+}
+
+/// Page-locked host buffers from cudaMallocHost/cudaHostAlloc/cudaHostRegister.
+std::mutex pinned_mutex;
+std::map<std::uintptr_t, std::size_t> pinned;
+
+bool is_pinned(const void* p) {
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  auto it = pinned.upper_bound(address);
+  if (it == pinned.begin()) return false;
+  --it;
+  return address < it->first + it->second;
+}
+
+const char* space_name(bool device) { return device ? "device" : "host"; }
+
+/// Checks that the pointers of a copy are where `kind` says they are.
+cudaError_t check_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                       const char* api) {
+  if (count == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) {
+    report("%s: %s pointer is null", api, dst == nullptr ? "destination" : "source");
+    return cudaErrorInvalidValue;
+  }
+  const bool dst_device = is_device_pointer(dst);
+  const bool src_device = is_device_pointer(src);
+  bool want_dst = dst_device, want_src = src_device;
+  switch (kind) {
+    case cudaMemcpyHostToHost: want_dst = false; want_src = false; break;
+    case cudaMemcpyHostToDevice: want_dst = true; want_src = false; break;
+    case cudaMemcpyDeviceToHost: want_dst = false; want_src = true; break;
+    case cudaMemcpyDeviceToDevice: want_dst = true; want_src = true; break;
+    case cudaMemcpyDefault: break;
+    default:
+      report("%s: %d is not a cudaMemcpyKind", api, static_cast<int>(kind));
+      return cudaErrorInvalidMemcpyDirection;
+  }
+  if (want_dst != dst_device || want_src != src_device) {
+    report("%s: the copy says %s -> %s, but the destination %p is %s memory and the source %p is "
+           "%s memory (swapped arguments or the wrong cudaMemcpyKind?)",
+           api, space_name(want_src), space_name(want_dst), dst, space_name(dst_device), src,
+           space_name(src_device));
+    return cudaErrorInvalidValue;
+  }
+  // A device range must lie inside one allocation.
+  for (const void* p : {static_cast<const void*>(dst), src}) {
+    if (!is_device_pointer(p)) continue;
+    AllocationInfo info;
+    if (!arena().find(p, info, false)) {
+      report("%s: %p is not inside a live cudaMalloc allocation (freed?)", api, p);
+      return cudaErrorInvalidValue;
+    }
+    const auto offset = reinterpret_cast<std::uintptr_t>(p) - info.begin;
+    if (offset + count > info.size) {
+      report("%s: %zu bytes at offset %zu overrun the %zu-byte allocation made at %s:%u", api,
+             count, static_cast<std::size_t>(offset), info.size, info.file, info.line);
+      return cudaErrorInvalidValue;
+    }
+  }
+  return cudaSuccess;
+}
+
+}  // namespace
+
+bool is_device_pointer(const void* pointer) { return arena().contains(pointer); }
+
+bool describe_device_address(const void* pointer, std::string& description) {
+  if (!is_device_pointer(pointer)) return false;
+  AllocationInfo info;
+  if (!arena().find(pointer, info, true)) {
+    description = "device address with no allocation near it";
+    return true;
+  }
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  if (address >= info.begin && address < info.begin + info.size) {
+    description = format_string("byte %zu of the %zu-byte allocation made at %s:%u",
+                                static_cast<std::size_t>(address - info.begin), info.size, info.file, info.line);
+  } else if (address >= info.begin + info.size) {
+    description = format_string("%zu bytes past the end of the %zu-byte allocation made at %s:%u",
+                                static_cast<std::size_t>(address - info.begin - info.size), info.size,
+                                info.file, info.line);
+  } else {
+    description = format_string("%zu bytes before the %zu-byte allocation made at %s:%u",
+                                static_cast<std::size_t>(info.begin - address), info.size, info.file, info.line);
+  }
+  return true;
+}
+
+void free_all_device_memory() { arena().free_all(); }
+
+}  // namespace cudasim::detail
+
+using namespace cudasim::detail;
+
+cudaError_t cudaMalloc(void** ptr, size_t size, const char* file, unsigned line) {
+  if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  void* p = arena().allocate(size, file, line);
+  if (p == nullptr) {
+    *ptr = nullptr;
+    report("cudaMalloc of %zu bytes at %s:%u failed: out of (modelled) device memory", size, file, line);
+    return record_error(cudaErrorMemoryAllocation);
+  }
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* file, unsigned line) {
+  return cudaMalloc(ptr, size, file, line);
+}
+
+cudaError_t cudaFree(void* ptr) {
+  if (ptr == nullptr) return cudaSuccess;
+  // Freeing waits for work that may still use the buffer, as cudaFree synchronises.
+  synchronize_all_streams();
+  if (!arena().free(ptr)) {
+    report("cudaFree(%p): not the start of a live cudaMalloc allocation (double free, or a host "
+           "pointer?)", ptr);
+    return record_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) { return cudaHostAlloc(ptr, size, cudaHostAllocDefault); }
+
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned) {
+  if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
+  const std::size_t page = page_size();
+  void* p = std::aligned_alloc(page, (std::max<std::size_t>(size, 1) + page - 1) / page * page);
+  if (p == nullptr) return record_error(cudaErrorMemoryAllocation);
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  pinned[reinterpret_cast<std::uintptr_t>(p)] = size;
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  if (ptr == nullptr) return cudaSuccess;
+  synchronize_all_streams();
+  {
+    std::lock_guard<std::mutex> lock(pinned_mutex);
+    if (pinned.erase(reinterpret_cast<std::uintptr_t>(ptr)) == 0) {
+      report("cudaFreeHost(%p): not a pointer from cudaMallocHost/cudaHostAlloc", ptr);
+      return record_error(cudaErrorInvalidValue);
+    }
+  }
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned) {
+  if (ptr == nullptr || size == 0) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  pinned[reinterpret_cast<std::uintptr_t>(ptr)] = size;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  if (pinned.erase(reinterpret_cast<std::uintptr_t>(ptr)) == 0) return record_error(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr) return record_error(cudaErrorInvalidValue);
+  *total_bytes = device_properties().totalGlobalMem;
+  *free_bytes = *total_bytes - arena().used();
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  if (attributes == nullptr) return record_error(cudaErrorInvalidValue);
+  *attributes = {};
+  attributes->device = 0;
+  if (is_device_pointer(ptr)) {
+    attributes->type = cudaMemoryTypeDevice;
+    attributes->devicePointer = const_cast<void*>(ptr);
+  } else if (is_pinned(ptr)) {
+    attributes->type = cudaMemoryTypeHost;
+    attributes->hostPointer = const_cast<void*>(ptr);
+    attributes->devicePointer = const_cast<void*>(ptr);
+  } else {
+    attributes->type = cudaMemoryTypeUnregistered;
+    attributes->device = -2;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  const cudaError_t valid = check_copy(dst, src, count, kind, "cudaMemcpyAsync");
+  if (valid != cudaSuccess) return record_error(valid);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  if (count == 0) return cudaSuccess;
+  return record_error(enqueue(stream, [=] { std::memcpy(dst, src, count); }));
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  const cudaError_t valid = check_copy(dst, src, count, kind, "cudaMemcpy");
+  if (valid != cudaSuccess) return record_error(valid);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  // Ordered after earlier work on the legacy stream (and so after every blocking stream).
+  run_synchronously(nullptr, [=] { if (count) std::memcpy(dst, src, count); });
+  return record_error(sticky_error());
+}
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return record_error(cudaErrorInvalidValue);
+  if (height == 0 || width == 0) return cudaSuccess;
+  const std::size_t dst_span = dpitch * (height - 1) + width;
+  const std::size_t src_span = spitch * (height - 1) + width;
+  // Validate both whole spans as if they were one copy each.
+  cudaError_t valid = check_copy(dst, src, std::min(dst_span, src_span), kind, "cudaMemcpy2D");
+  if (valid != cudaSuccess) return record_error(valid);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  run_synchronously(nullptr, [=] {
+    for (std::size_t row = 0; row < height; ++row)
+      std::memcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+  });
+  return record_error(sticky_error());
+}
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  AllocationInfo info;
+  if (!is_device_pointer(ptr) || !arena().find(ptr, info, false) ||
+      reinterpret_cast<std::uintptr_t>(ptr) - info.begin + count > info.size) {
+    report("cudaMemset(%p, %d, %zu): the range is not inside one live cudaMalloc allocation", ptr,
+           value, count);
+    return record_error(cudaErrorInvalidValue);
+  }
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  return record_error(enqueue(stream, [=] { std::memset(ptr, value, count); }));
+}
+
+cudaError_t cudaMemset(void* ptr, int value, size_t count) {
+  const cudaError_t e = cudaMemsetAsync(ptr, value, count, nullptr);
+  if (e != cudaSuccess) return e;
+  run_synchronously(nullptr, {});
+  return record_error(sticky_error());
+}

@@ -1,0 +1,533 @@
+// Streams, events, the worker pool that runs blocks, and kernel launch submission.
+//
+// A stream is an in-order queue served by its own host thread, so work queued on different
+// streams really overlaps (lesson 04 depends on that). Ordering across streams follows CUDA:
+// the legacy default stream (0) waits for all earlier work of blocking streams and they wait
+// for its earlier work; cudaStreamNonBlocking streams are exempt; events order the rest.
+// A kernel's blocks run on a pool of worker threads (one per core); the stream thread that
+// launched the grid works on it too, so a one-block launch needs no hand-off.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "internal.hpp"
+
+struct CUstream_st {};
+struct CUevent_st {};
+
+namespace cudasim::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Stream;
+class WorkerPool;
+WorkerPool& pool();
+
+/// "Everything queued on `stream` up to `ticket` has finished."
+struct Dependency {
+  std::shared_ptr<Stream> stream;
+  std::uint64_t ticket;
+};
+
+struct Task {
+  std::function<void()> work;
+  std::vector<Dependency> dependencies;
+};
+
+struct Stream : CUstream_st {
+  explicit Stream(bool blocking_) : blocking(blocking_) {}
+
+  const bool blocking;  // synchronises with the legacy default stream
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Task> queue;
+  std::uint64_t enqueued = 0;   // tickets handed out
+  std::uint64_t completed = 0;  // tasks finished
+  bool stopping = false;
+  std::thread server;
+
+  void wait_for(std::uint64_t ticket) {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return completed >= ticket; });
+  }
+  bool reached(std::uint64_t ticket) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return completed >= ticket;
+  }
+
+  void serve() {
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;
+        task = std::move(queue.front());
+        queue.pop_front();
+      }
+      for (const Dependency& d : task.dependencies) d.stream->wait_for(d.ticket);
+      if (task.work) task.work();
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++completed;
+      }
+      changed.notify_all();
+    }
+  }
+};
+
+/// All streams, for the legacy stream's implicit synchronisation and cudaDeviceSynchronize.
+struct StreamRegistry {
+  std::mutex mutex;
+  std::shared_ptr<Stream> legacy;
+  std::map<const CUstream_st*, std::shared_ptr<Stream>> created;
+
+  // The pool is created first so that it is destroyed last: streams still draining work at
+  // exit run grids on it.
+  StreamRegistry() : legacy((pool(), start(std::make_shared<Stream>(true)))) {}
+  ~StreamRegistry() {
+    stop(legacy);
+    for (auto& entry : created) stop(entry.second);
+  }
+
+  static std::shared_ptr<Stream> start(std::shared_ptr<Stream> s) {
+    Stream* raw = s.get();
+    s->server = std::thread([raw] { raw->serve(); });
+    return s;
+  }
+  static void stop(const std::shared_ptr<Stream>& s) {
+    {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      s->stopping = true;
+    }
+    s->changed.notify_all();
+    if (s->server.joinable()) s->server.join();
+  }
+
+  /// Null for an unknown handle.
+  std::shared_ptr<Stream> find(cudaStream_t handle) {
+    if (handle == nullptr || handle == cudaStreamLegacy || handle == cudaStreamPerThread) return legacy;
+    auto it = created.find(handle);
+    return it == created.end() ? nullptr : it->second;
+  }
+};
+
+StreamRegistry& streams() {
+  static StreamRegistry registry;
+  return registry;
+}
+
+/// Queues a task; the caller holds the registry lock so that implicit dependencies are taken
+/// against a consistent picture of all streams.
+std::uint64_t push_task(StreamRegistry& r, const std::shared_ptr<Stream>& s, std::function<void()> work) {
+  Task task{std::move(work), {}};
+  if (s == r.legacy) {
+    for (auto& entry : r.created) {
+      const std::shared_ptr<Stream>& other = entry.second;
+      if (!other->blocking) continue;
+      std::lock_guard<std::mutex> lock(other->mutex);
+      task.dependencies.push_back({other, other->enqueued});
+    }
+  } else if (s->blocking) {
+    std::lock_guard<std::mutex> lock(r.legacy->mutex);
+    task.dependencies.push_back({r.legacy, r.legacy->enqueued});
+  }
+  std::uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->queue.push_back(std::move(task));
+    ticket = ++s->enqueued;
+  }
+  s->changed.notify_all();
+  return ticket;
+}
+
+// ---- worker pool --------------------------------------------------------------------------------
+
+struct GridJob {
+  std::shared_ptr<LaunchState> launch;
+  unsigned long long total_blocks = 0;
+  std::atomic<unsigned long long> next_block{0};
+  std::atomic<unsigned long long> finished_blocks{0};
+  std::mutex mutex;
+  std::condition_variable done;
+
+  /// Runs blocks until none is left to take. Returns true when this call finished the grid.
+  bool work() {
+    unsigned long long ran = 0;
+    for (;;) {
+      const unsigned long long b = next_block.fetch_add(1, std::memory_order_relaxed);
+      if (b >= total_blocks) break;
+      // After a fault the remaining blocks are skipped, as a GPU aborts the whole grid.
+      if (!launch->failed.load(std::memory_order_relaxed)) run_block(*launch, b);
+      ++ran;
+    }
+    if (ran == 0) return false;
+    if (finished_blocks.fetch_add(ran) + ran == total_blocks) {
+      std::lock_guard<std::mutex> lock(mutex);
+      done.notify_all();
+      return true;
+    }
+    return false;
+  }
+};
+
+class WorkerPool {
+ public:
+  WorkerPool() {
+    unsigned count = std::max(1u, std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("CUDASIM_THREADS")) {
+      const int requested = std::atoi(env);
+      if (requested > 0) count = static_cast<unsigned>(requested);
+    }
+    // The launching stream thread works on its grid too, so start one fewer.
+    for (unsigned i = 1; i < count; ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  void run(const std::shared_ptr<GridJob>& job) {
+    if (!threads_.empty() && job->total_blocks > 1) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        jobs_.push_back(job);
+      }
+      wake_.notify_all();
+    }
+    job->work();
+    std::unique_lock<std::mutex> lock(job->mutex);
+    job->done.wait(lock, [&] { return job->finished_blocks.load() == job->total_blocks; });
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::shared_ptr<GridJob> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+        if (stopping_) return;
+        job = jobs_.front();
+        // A job with no blocks left to take leaves the queue; its last blocks may still run.
+        if (job->next_block.load() >= job->total_blocks) {
+          jobs_.pop_front();
+          continue;
+        }
+      }
+      job->work();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<GridJob>> jobs_;
+  std::vector<std::thread> threads_;
+  bool stopping_ = false;
+};
+
+WorkerPool& pool() {
+  static WorkerPool instance;
+  return instance;
+}
+
+// ---- events ----------------------------------------------------------------------------------------
+
+/// One cudaEventRecord: done once its stream reaches the ticket.
+struct EventRecord {
+  std::shared_ptr<Stream> stream;
+  std::uint64_t ticket = 0;
+  Clock::time_point time;
+};
+
+struct Event : CUevent_st {
+  bool timing = true;
+  std::mutex mutex;
+  std::shared_ptr<EventRecord> last;  // null until first recorded
+};
+
+std::mutex events_mutex;
+std::map<const CUevent_st*, std::unique_ptr<Event>> events;
+
+Event* find_event(cudaEvent_t handle) {
+  std::lock_guard<std::mutex> lock(events_mutex);
+  auto it = events.find(handle);
+  return it == events.end() ? nullptr : it->second.get();
+}
+
+std::shared_ptr<EventRecord> last_record(Event* e) {
+  std::lock_guard<std::mutex> lock(e->mutex);
+  return e->last;
+}
+
+// ---- kernel attributes --------------------------------------------------------------------------
+
+std::mutex attributes_mutex;
+std::map<const void*, std::size_t> max_dynamic_shared;  // per kernel, set by cudaFuncSetAttribute
+
+std::size_t dynamic_shared_limit(const void* kernel) {
+  std::lock_guard<std::mutex> lock(attributes_mutex);
+  auto it = max_dynamic_shared.find(kernel);
+  return it == max_dynamic_shared.end() ? kDefaultDynamicSharedLimit : it->second;
+}
+
+cudaError_t fail_launch(const LaunchConfig& c, cudaError_t error, const std::string& why) {
+  report("launch of '%s' at %s:%u failed with %s: %s", c.site.kernel_name, c.site.file,
+         c.site.line, cudaGetErrorName(error), why.c_str());
+  return record_error(error);
+}
+
+}  // namespace
+
+cudaError_t enqueue(cudaStream_t handle, std::function<void()> work) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(handle);
+  if (!s) return cudaErrorInvalidResourceHandle;
+  push_task(r, s, std::move(work));
+  return cudaSuccess;
+}
+
+cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work) {
+  StreamRegistry& r = streams();
+  std::shared_ptr<Stream> s;
+  std::uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    s = r.find(handle);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    ticket = push_task(r, s, std::move(work));
+  }
+  s->wait_for(ticket);
+  return cudaSuccess;
+}
+
+void run_grid(const std::shared_ptr<LaunchState>& launch) {
+  auto job = std::make_shared<GridJob>();
+  job->launch = launch;
+  const dim3 g = launch->config.grid;
+  job->total_blocks = static_cast<unsigned long long>(g.x) * g.y * g.z;
+  pool().run(job);
+}
+
+void synchronize_all_streams() {
+  StreamRegistry& r = streams();
+  std::vector<Dependency> all;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto note = [&](const std::shared_ptr<Stream>& s) {
+      std::lock_guard<std::mutex> l(s->mutex);
+      all.push_back({s, s->enqueued});
+    };
+    note(r.legacy);
+    for (auto& entry : r.created) note(entry.second);
+  }
+  for (const Dependency& d : all) d.stream->wait_for(d.ticket);
+}
+
+void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
+                   const void* kernel_id) {
+  const cudaDeviceProp& p = device_properties();
+  const dim3 b = config.block, g = config.grid;
+  const unsigned long long threads = static_cast<unsigned long long>(b.x) * b.y * b.z;
+  if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) {
+    fail_launch(config, cudaErrorInvalidConfiguration,
+                format_string("grid (%u,%u,%u) and block (%u,%u,%u) must be at least 1 in every "
+                              "dimension", g.x, g.y, g.z, b.x, b.y, b.z));
+    return;
+  }
+  if (threads > static_cast<unsigned long long>(p.maxThreadsPerBlock) ||
+      b.x > static_cast<unsigned>(p.maxThreadsDim[0]) || b.y > static_cast<unsigned>(p.maxThreadsDim[1]) ||
+      b.z > static_cast<unsigned>(p.maxThreadsDim[2])) {
+    fail_launch(config, cudaErrorInvalidConfiguration,
+                format_string("block (%u,%u,%u) has %llu threads; at most %d per block, and at "
+                              "most (%d,%d,%d) per dimension", b.x, b.y, b.z, threads,
+                              p.maxThreadsPerBlock, p.maxThreadsDim[0], p.maxThreadsDim[1],
+                              p.maxThreadsDim[2]));
+    return;
+  }
+  if (g.x > static_cast<unsigned>(p.maxGridSize[0]) || g.y > static_cast<unsigned>(p.maxGridSize[1]) ||
+      g.z > static_cast<unsigned>(p.maxGridSize[2])) {
+    fail_launch(config, cudaErrorInvalidConfiguration,
+                format_string("grid (%u,%u,%u) exceeds the maximum (%d,%d,%d)", g.x, g.y, g.z,
+                              p.maxGridSize[0], p.maxGridSize[1], p.maxGridSize[2]));
+    return;
+  }
+  const std::size_t limit = dynamic_shared_limit(kernel_id);
+  if (config.dynamic_shared_bytes > limit) {
+    fail_launch(config, cudaErrorInvalidValue,
+                format_string("%zu bytes of dynamic shared memory requested; the limit for this "
+                              "kernel is %zu (raise it with cudaFuncSetAttribute(kernel, "
+                              "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to %zu)",
+                              config.dynamic_shared_bytes, limit, p.sharedMemPerBlockOptin));
+    return;
+  }
+  if (sticky_error() != cudaSuccess) {
+    record_error(sticky_error());  // a faulted context runs nothing more
+    return;
+  }
+  auto launch = std::make_shared<LaunchState>();
+  launch->config = config;
+  launch->kernel = std::move(kernel);
+  const cudaError_t queued = enqueue(config.stream, [launch] { run_grid(launch); });
+  if (queued != cudaSuccess) fail_launch(config, queued, "the stream handle is not valid");
+}
+
+cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value) {
+  if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || static_cast<std::size_t>(value) > device_properties().sharedMemPerBlockOptin)
+      return record_error(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(attributes_mutex);
+    max_dynamic_shared[kernel] = static_cast<std::size_t>(value);
+    return cudaSuccess;
+  }
+  if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) return cudaSuccess;
+  return record_error(cudaErrorInvalidValue);
+}
+
+}  // namespace cudasim::detail
+
+using namespace cudasim::detail;
+
+// ---- the public stream and event API ------------------------------------------------------------
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
+  if (stream == nullptr) return record_error(cudaErrorInvalidValue);
+  StreamRegistry& r = streams();
+  auto s = StreamRegistry::start(std::make_shared<Stream>((flags & cudaStreamNonBlocking) == 0));
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.created[s.get()] = s;
+  *stream = s.get();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  StreamRegistry& r = streams();
+  std::shared_ptr<Stream> s;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.created.find(stream);
+    if (it == r.created.end()) return record_error(cudaErrorInvalidResourceHandle);
+    s = it->second;
+    r.created.erase(it);
+  }
+  // CUDA lets queued work finish after destroy returns; waiting here is simpler and equivalent
+  // for a correct program.
+  StreamRegistry::stop(s);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  const cudaError_t e = run_synchronously(stream, {});
+  if (e != cudaSuccess) return record_error(e);
+  return record_error(sticky_error());
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  StreamRegistry& r = streams();
+  std::shared_ptr<Stream> s;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    s = r.find(stream);
+  }
+  if (!s) return record_error(cudaErrorInvalidResourceHandle);
+  std::lock_guard<std::mutex> lock(s->mutex);
+  return s->completed >= s->enqueued ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
+  Event* e = find_event(event);
+  if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
+  std::shared_ptr<EventRecord> rec = last_record(e);
+  if (!rec) return cudaSuccess;  // waiting on a never-recorded event is a no-op, as in CUDA
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(stream);
+  if (!s) return record_error(cudaErrorInvalidResourceHandle);
+  // A no-op task that the stream may start only after the event's stream reached the record.
+  Task task{{}, {{rec->stream, rec->ticket}}};
+  {
+    std::lock_guard<std::mutex> l(s->mutex);
+    s->queue.push_back(std::move(task));
+    ++s->enqueued;
+  }
+  s->changed.notify_all();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {
+  if (event == nullptr) return record_error(cudaErrorInvalidValue);
+  auto e = std::make_unique<Event>();
+  e->timing = (flags & cudaEventDisableTiming) == 0;
+  *event = e.get();
+  std::lock_guard<std::mutex> lock(events_mutex);
+  events[e.get()] = std::move(e);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  std::lock_guard<std::mutex> lock(events_mutex);
+  if (events.erase(event) == 0) return record_error(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  Event* e = find_event(event);
+  if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
+  auto rec = std::make_shared<EventRecord>();
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(stream);
+  if (!s) return record_error(cudaErrorInvalidResourceHandle);
+  rec->stream = s;
+  EventRecord* raw = rec.get();
+  rec->ticket = push_task(r, s, [raw] { raw->time = Clock::now(); });
+  std::lock_guard<std::mutex> l(e->mutex);
+  e->last = rec;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  Event* e = find_event(event);
+  if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
+  if (std::shared_ptr<EventRecord> rec = last_record(e)) rec->stream->wait_for(rec->ticket);
+  return record_error(sticky_error());
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  Event* e = find_event(event);
+  if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
+  std::shared_ptr<EventRecord> rec = last_record(e);
+  if (!rec || rec->stream->reached(rec->ticket)) return cudaSuccess;
+  return cudaErrorNotReady;
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return record_error(cudaErrorInvalidValue);
+  Event* a = find_event(start);
+  Event* b = find_event(end);
+  if (a == nullptr || b == nullptr) return record_error(cudaErrorInvalidResourceHandle);
+  if (!a->timing || !b->timing) return record_error(cudaErrorInvalidResourceHandle);
+  std::shared_ptr<EventRecord> ra = last_record(a), rb = last_record(b);
+  if (!ra || !rb) return record_error(cudaErrorInvalidResourceHandle);
+  if (!ra->stream->reached(ra->ticket) || !rb->stream->reached(rb->ticket)) return cudaErrorNotReady;
+  *ms = std::chrono::duration<float, std::milli>(rb->time - ra->time).count();
+  return cudaSuccess;
+}

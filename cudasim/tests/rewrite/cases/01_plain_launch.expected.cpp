@@ -1,0 +1,21 @@
+#line 1 "@INPUT@"
+// Plain launches: the kernel name is copied into the string, nothing before <<< changes.
+#include <cuda_runtime.h>
+
+__global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void fill() {}
+
+void launch_all(const float* a, const float* b, float* c, int n, dim3 grid, dim3 block) {
+    vector_add* ::cudasim::launch_inline("vector_add", CUDASIM_INLINE_KERNEL(vector_add), grid, block)(a, b, c, n);
+    vector_add* ::cudasim::launch_inline("vector_add", CUDASIM_INLINE_KERNEL(vector_add), (n + 255) / 256, 256)(a, b, c, n);
+    fill* ::cudasim::launch_inline("fill", CUDASIM_INLINE_KERNEL(fill), 1,1)();
+    fill * ::cudasim::launch_inline("fill", CUDASIM_INLINE_KERNEL(fill),  1, 1 ) ();
+    fill	* ::cudasim::launch_inline("fill", CUDASIM_INLINE_KERNEL(fill), dim3(2, 2), dim3(16, 16), 0, 0)();
+    if (n > 0) fill* ::cudasim::launch_inline("fill", CUDASIM_INLINE_KERNEL(fill), 1, 1)(); else fill* ::cudasim::launch_inline("fill", CUDASIM_INLINE_KERNEL(fill), 2, 2)();
+    int shifted = n << 2 >> 1;  // ordinary shifts are not launches
+    (void)shifted;
+}

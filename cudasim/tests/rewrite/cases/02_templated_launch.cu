@@ -1,0 +1,26 @@
+// Template kernels: balanced argument lists are part of the name; quotes and backslashes in the
+// name are escaped for the C string.
+template <typename T, int BLOCK>
+__global__ void reduce(const T* in, T* out, int n) {}
+
+template <typename T>
+struct Pair { T first, second; };
+
+template <bool B> __global__ void flag_kernel() {}
+template <char C> __global__ void char_kernel() {}
+template <typename T> __global__ void nested_kernel(T) {}
+template <int N> __global__ void int_kernel() {}
+
+template <typename T, int BLOCK>
+void run(const T* in, T* out, int n) {
+    reduce<T, BLOCK><<<n / BLOCK, BLOCK, BLOCK * sizeof(T)>>>(in, out, n);
+    reduce<float, 256><<<1, 256>>>(nullptr, nullptr, 0);
+    reduce< T ,   BLOCK ><<<1, BLOCK>>>(in, out, n);
+    flag_kernel<(BLOCK > 128)><<<1, 1>>>();
+    flag_kernel<sizeof(T) >= 4><<<1, 1>>>();
+    char_kernel<'"'><<<1, 1>>>();
+    char_kernel<'\\'><<<1, 1>>>();
+    int_kernel<1 << 4><<<1, 1>>>();
+    int_kernel<(BLOCK >> 1)><<<1, 1>>>();
+    nested_kernel<Pair<Pair<int>>><<<1, 1>>>(Pair<Pair<int>>{});
+}

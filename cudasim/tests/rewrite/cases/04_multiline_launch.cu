@@ -1,0 +1,21 @@
+// Launches split across lines keep every line break where it was.
+__global__ void k(int) {}
+namespace ns { template <typename T, int N> __global__ void tiled(T) {} }
+
+void run(int x, dim3 g, dim3 b) {
+    k<<<g,
+        b>>>(x);
+    k
+        <<<g, b>>>(x);
+    ns::
+        tiled<float,
+              16>
+        <<<
+            g,
+            b,
+            0
+        >>>
+        (1.0f);
+    k<<<g, b /* block size */, 0 /* no
+        dynamic shared memory */>>>(x);
+}

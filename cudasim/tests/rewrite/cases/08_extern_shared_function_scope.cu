@@ -1,0 +1,29 @@
+// extern __shared__ inside kernels: every TYPE form, __align__ anywhere among the tokens.
+struct float4 { float x, y, z, w; };
+template <typename T> struct Vec { T v[4]; };
+
+__global__ void reduce_sum(const float* in, float* out) {
+    extern __shared__ float partial[];
+    partial[threadIdx.x] = in[threadIdx.x];
+}
+
+__global__ void bytes_kernel() {
+    extern __shared__ unsigned char raw_bytes[];
+    extern __shared__ volatile int flags[];
+    extern __shared__ float4 vectors[];
+    extern  __shared__   unsigned   long  long   counters [ ] ;
+}
+
+template <typename T>
+__global__ void generic_kernel(T* out) {
+    extern __shared__ T cache[];
+    extern __shared__ __align__(16) T aligned_first[];
+    extern __shared__ unsigned __align__(8) char aligned_middle[];
+    extern __shared__ double __align__(sizeof(T) * 2) aligned_last[];
+    extern __shared__ __align__(16) unsigned char __align__(32) aligned_twice[];
+    extern __shared__ Vec<T> vecs[];
+    extern __shared__ ::Vec<float>* pointers[];
+    extern __shared__ float not_dynamic[256];
+    extern int not_shared[];
+    out[0] = cache[0];
+}

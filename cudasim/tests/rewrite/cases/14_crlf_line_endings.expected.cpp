@@ -1,0 +1,17 @@
+#line 1 "@INPUT@"
+// Windows line endings are kept as they are.
+__global__ void k(int) {}
+
+__global__ void uses() {
+    static thread_local float* const smem = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
+
+     __shared__ int tile[4];
+}
+
+void run(int x) {
+    k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1,
+        1)(x);
+}
+#define M(x) k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(x); \
+    k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 2, \
+        2)(x)

@@ -1,0 +1,1 @@
+#line 1 "@INPUT@"

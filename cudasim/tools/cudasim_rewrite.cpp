@@ -1,0 +1,763 @@
+// cudasim_rewrite: turns a CUDA .cu source file into C++ that the cudasim shim headers compile.
+//
+// Usage: cudasim_rewrite INPUT.cu OUTPUT.cpp
+//
+// Why this exists: the simulator has no CUDA compiler. It compiles a student's .cu file as
+// ordinary C++ against the shim headers in cudasim/include (which define __global__,
+// __shared__, threadIdx, cudaMalloc, ...). Almost all CUDA source is already valid C++ with
+// those headers; only a few constructs are not, and this tool rewrites exactly those:
+//
+//   * Kernel launches. `k<<<grid, block>>>(args)` is not C++, so `<<<` becomes
+//     `* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), ` and the matching `>>>`
+//     becomes `)`, giving
+//     `k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), grid, block)(args)`.
+//     The simulator overloads operator* so that this expression launches `k` with the
+//     configuration and arguments; the string is the kernel's name as written, for error
+//     messages, and CUDASIM_INLINE_KERNEL(k) is a lambda that calls `k` by name, which lets the
+//     compiler inline the kernel into the loop that runs a block's threads. When no name can be
+//     found before `<<<` (e.g. `(*table[i])<<<...>>>`), the launch goes through the function
+//     pointer alone: `* ::cudasim::launch("kernel", `.
+//   * Dynamic shared memory. `extern __shared__ T name[];` declares an array whose size is
+//     chosen at launch time. It becomes `static thread_local T* const name =
+//     reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());`. Every worker OS thread keeps
+//     its block's dynamic shared buffer at one fixed address, so a per-thread pointer that is
+//     initialised once stays valid, at function scope and at namespace scope alike.
+//   * `static __shared__`. The shim defines `__shared__` as `static thread_local`, so an
+//     explicit `static` would be repeated; it is dropped.
+//
+// Everything else is copied byte for byte. Nothing inside comments, string literals, character
+// literals or raw string literals is ever changed; preprocessor lines are treated as code, so a
+// launch inside a #define body is rewritten too.
+//
+// Compiler diagnostics must point at the student's file and line, not at the generated file.
+// The output therefore starts with `#line 1 "<absolute input path>"` and then has exactly the
+// same lines as the input: replacements only insert or remove text within lines and never add
+// or remove a line break.
+//
+// The output is written atomically (temporary file, then rename) and only when its content
+// changes, so a build system that runs this tool on every build does not recompile needlessly.
+//
+// Exit status: 0 on success; 1 when the input cannot be rewritten (a `<<<` without its `>>>`),
+// with a compiler-style `FILE:LINE: error: ...` message; 2 on a bad command line or when a file
+// cannot be read or written, with one line starting `cudasim_rewrite: `.
+//
+// Only the C++17 standard library is used, so the tool builds before anything else in the tree.
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr const char* kToolName = "cudasim_rewrite";
+constexpr std::size_t kNotFound = std::string::npos;
+
+// ---------------------------------------------------------------------------------------------
+// Lexical classification
+//
+// The rewrite only needs to know, for every byte, whether it is code or part of a comment or a
+// literal. This is far less than a real C++ lexer, but it must get the awkward cases right:
+// comments continued with a backslash, escapes in literals, raw strings, and digit separators
+// (the apostrophes in 1'000'000 do not start character literals).
+// ---------------------------------------------------------------------------------------------
+
+enum class Region : unsigned char { Code, Comment, Literal };
+
+bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Bytes 0x80 and above are accepted so that UTF-8 identifiers stay whole.
+bool isIdentifierStart(char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || byte >= 0x80;
+}
+
+bool isIdentifierChar(char c) { return isIdentifierStart(c) || isAsciiDigit(c); }
+
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Length of the line break starting at `pos` ("\n" or "\r\n"), or 0 if there is none.
+std::size_t lineBreakLength(const std::string& text, std::size_t pos) {
+    if (pos < text.size() && text[pos] == '\n') return 1;
+    if (pos + 1 < text.size() && text[pos] == '\r' && text[pos + 1] == '\n') return 2;
+    return 0;
+}
+
+// A line splice is a backslash immediately followed by a line break; the compiler joins the two
+// physical lines, so for our purposes it is just whitespace.
+bool isLineSpliceAt(const std::string& text, std::size_t pos) {
+    return pos < text.size() && text[pos] == '\\' && lineBreakLength(text, pos + 1) > 0;
+}
+
+// End (exclusive) of a // comment starting at `pos`: the line break that ends it, unless that
+// line break is spliced, in which case the comment continues on the next line.
+std::size_t endOfLineComment(const std::string& text, std::size_t pos) {
+    for (std::size_t i = pos + 2; i < text.size(); ++i) {
+        if (text[i] != '\n') continue;
+        std::size_t beforeBreak = i;
+        if (beforeBreak > pos && text[beforeBreak - 1] == '\r') --beforeBreak;
+        const bool spliced = beforeBreak > pos + 2 && text[beforeBreak - 1] == '\\';
+        if (!spliced) return beforeBreak;
+    }
+    return text.size();
+}
+
+std::size_t endOfBlockComment(const std::string& text, std::size_t pos) {
+    const std::size_t close = text.find("*/", pos + 2);
+    return close == kNotFound ? text.size() : close + 2;
+}
+
+// End (exclusive) of a '...' or "..." literal whose opening quote is at `pos`. An unterminated
+// literal stops at the end of its line, as the compiler would report it there; stopping keeps
+// one stray quote from hiding the rest of the file.
+std::size_t endOfQuotedLiteral(const std::string& text, std::size_t pos) {
+    const char quote = text[pos];
+    std::size_t i = pos + 1;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '\\') {
+            const std::size_t spliceBreak = lineBreakLength(text, i + 1);
+            i += 1 + (spliceBreak > 0 ? spliceBreak : 1);
+            continue;
+        }
+        if (c == quote) return i + 1;
+        if (lineBreakLength(text, i) > 0) return i;
+        ++i;
+    }
+    return text.size();
+}
+
+// End of a raw string literal R"delim( ... )delim" whose opening quote is at `quotePos`, or
+// kNotFound if what follows the quote is not a valid raw string opening.
+std::size_t endOfRawStringLiteral(const std::string& text, std::size_t quotePos) {
+    constexpr std::size_t kMaxDelimiterLength = 16;
+    const std::size_t openParen = text.find('(', quotePos + 1);
+    if (openParen == kNotFound || openParen - quotePos - 1 > kMaxDelimiterLength) return kNotFound;
+    const std::string delimiter = text.substr(quotePos + 1, openParen - quotePos - 1);
+    if (delimiter.find_first_of(" ()\\\t\v\f\r\n\"") != kNotFound) return kNotFound;
+    const std::size_t close = text.find(")" + delimiter + "\"", openParen + 1);
+    return close == kNotFound ? text.size() : close + delimiter.size() + 2;
+}
+
+bool isRawStringPrefix(std::string_view word) {
+    return word == "R" || word == "LR" || word == "uR" || word == "UR" || word == "u8R";
+}
+
+// End of a preprocessing number starting at `pos`. Consuming whole numbers is what keeps the
+// digit separators in 1'000'000 or 0xFF'FF from being taken for character literals.
+std::size_t endOfNumber(const std::string& text, std::size_t pos) {
+    std::size_t i = pos + 1;
+    while (i < text.size()) {
+        const char c = text[i];
+        const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+        if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') && (next == '+' || next == '-')) {
+            i += 2;
+        } else if (isIdentifierChar(c) || c == '.') {
+            ++i;
+        } else if (c == '\'' && isIdentifierChar(next)) {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+std::size_t endOfIdentifier(const std::string& text, std::size_t pos) {
+    std::size_t i = pos;
+    while (i < text.size() && isIdentifierChar(text[i])) ++i;
+    return i;
+}
+
+std::vector<Region> classifyRegions(const std::string& text) {
+    std::vector<Region> regions(text.size(), Region::Code);
+    auto mark = [&regions](std::size_t begin, std::size_t end, Region region) {
+        std::fill(regions.begin() + static_cast<std::ptrdiff_t>(begin),
+                  regions.begin() + static_cast<std::ptrdiff_t>(end), region);
+    };
+
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const char c = text[pos];
+        const char next = pos + 1 < text.size() ? text[pos + 1] : '\0';
+        if (c == '/' && next == '/') {
+            const std::size_t end = endOfLineComment(text, pos);
+            mark(pos, end, Region::Comment);
+            pos = end;
+        } else if (c == '/' && next == '*') {
+            const std::size_t end = endOfBlockComment(text, pos);
+            mark(pos, end, Region::Comment);
+            pos = end;
+        } else if (c == '"' || c == '\'') {
+            // An identifier right before the quote (L, u8, ...) is an encoding prefix; it was
+            // consumed as an identifier and stays code, which is harmless.
+            const std::size_t end = endOfQuotedLiteral(text, pos);
+            mark(pos, end, Region::Literal);
+            pos = end;
+        } else if (isAsciiDigit(c) || (c == '.' && isAsciiDigit(next))) {
+            pos = endOfNumber(text, pos);
+        } else if (isIdentifierStart(c)) {
+            const std::size_t wordEnd = endOfIdentifier(text, pos);
+            const std::string_view word(text.data() + pos, wordEnd - pos);
+            std::size_t rawEnd = kNotFound;
+            if (wordEnd < text.size() && text[wordEnd] == '"' && isRawStringPrefix(word)) {
+                rawEnd = endOfRawStringLiteral(text, wordEnd);
+            }
+            if (rawEnd != kNotFound) {
+                mark(wordEnd, rawEnd, Region::Literal);
+                pos = rawEnd;
+            } else {
+                pos = wordEnd;
+            }
+        } else {
+            ++pos;
+        }
+    }
+    return regions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Source: the text plus its classification, with the small queries the rewrites need.
+// ---------------------------------------------------------------------------------------------
+
+class Source {
+public:
+    explicit Source(std::string text) : text_(std::move(text)), regions_(classifyRegions(text_)) {}
+
+    const std::string& text() const { return text_; }
+    std::size_t size() const { return text_.size(); }
+
+    bool isCode(std::size_t pos) const { return pos < text_.size() && regions_[pos] == Region::Code; }
+    bool isComment(std::size_t pos) const { return pos < text_.size() && regions_[pos] == Region::Comment; }
+    bool isCodeChar(std::size_t pos, char c) const { return isCode(pos) && text_[pos] == c; }
+
+    bool codeStartsWith(std::size_t pos, std::string_view s) const {
+        if (pos + s.size() > text_.size()) return false;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (!isCodeChar(pos + i, s[i])) return false;
+        }
+        return true;
+    }
+
+    // Whether code whitespace (or a line splice) starts at `pos`.
+    bool isCodeBlankAt(std::size_t pos) const {
+        return isCode(pos) && (isBlank(text_[pos]) || isLineSpliceAt(text_, pos));
+    }
+
+    // Whether an identifier (or keyword) starts at `pos`, i.e. not in the middle of one.
+    bool isWordStart(std::size_t pos) const {
+        if (!isCode(pos) || !isIdentifierStart(text_[pos])) return false;
+        return pos == 0 || !isCode(pos - 1) || !isIdentifierChar(text_[pos - 1]);
+    }
+
+    std::size_t wordEnd(std::size_t pos) const { return endOfIdentifier(text_, pos); }
+
+    std::string_view wordAt(std::size_t pos) const {
+        return std::string_view(text_.data() + pos, wordEnd(pos) - pos);
+    }
+
+    // First position at or after `pos` that is not code whitespace. Comments are not skipped:
+    // a declaration with a comment inside is left alone rather than losing the comment.
+    std::size_t skipBlanksForward(std::size_t pos) const {
+        while (pos < text_.size() && isCode(pos)) {
+            if (isLineSpliceAt(text_, pos)) {
+                pos += 1 + lineBreakLength(text_, pos + 1);
+            } else if (isBlank(text_[pos])) {
+                ++pos;
+            } else {
+                break;
+            }
+        }
+        return pos;
+    }
+
+    // Moves `end` (exclusive) back over whitespace, line splices and comments.
+    std::size_t skipBlanksAndCommentsBackward(std::size_t end) const {
+        while (end > 0) {
+            const std::size_t last = end - 1;
+            if (!isComment(last) && !isCodeBlankAt(last)) break;
+            --end;
+        }
+        return end;
+    }
+
+    // Start of the identifier that ends exactly at `end` (exclusive), or kNotFound.
+    std::size_t identifierEndingAt(std::size_t end) const {
+        std::size_t begin = end;
+        while (begin > 0 && isCode(begin - 1) && isIdentifierChar(text_[begin - 1])) --begin;
+        if (begin == end || !isIdentifierStart(text_[begin])) return kNotFound;
+        return begin;
+    }
+
+    // 1-based physical line number of `pos`, as a compiler would report it.
+    std::size_t lineOf(std::size_t pos) const {
+        return 1 + static_cast<std::size_t>(std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+    }
+
+    // The line breaks inside [begin, end), each with the splice backslash that precedes it if
+    // any, so that a replacement can keep the line count and stay inside a multi-line #define.
+    std::string lineBreaksIn(std::size_t begin, std::size_t end) const {
+        std::string breaks;
+        for (std::size_t i = begin; i < end; ++i) {
+            if (text_[i] != '\n') continue;
+            std::size_t breakStart = i;
+            if (breakStart > begin && text_[breakStart - 1] == '\r') --breakStart;
+            if (breakStart > begin && text_[breakStart - 1] == '\\') --breakStart;
+            breaks.append(text_, breakStart, i + 1 - breakStart);
+        }
+        return breaks;
+    }
+
+    // The text of [begin, end) with every whitespace run (line splices and comments included)
+    // collapsed to a single space and trimmed, leaving out the ranges in `excluded`.
+    std::string normalizedText(std::size_t begin, std::size_t end,
+                               const std::vector<std::pair<std::size_t, std::size_t>>& excluded = {}) const {
+        std::string result;
+        bool spacePending = false;
+        std::size_t i = begin;
+        while (i < end) {
+            const auto excludedRange = std::find_if(excluded.begin(), excluded.end(),
+                                                    [i](const auto& range) { return range.first == i; });
+            if (excludedRange != excluded.end()) {
+                spacePending = true;
+                i = excludedRange->second;
+            } else if (isComment(i) || isCodeBlankAt(i)) {
+                spacePending = true;
+                ++i;
+            } else {
+                if (spacePending && !result.empty()) result += ' ';
+                spacePending = false;
+                result += text_[i];
+                ++i;
+            }
+        }
+        return result;
+    }
+
+private:
+    std::string text_;
+    std::vector<Region> regions_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Edits: replacements of byte ranges of the input, applied all at once at the end.
+// ---------------------------------------------------------------------------------------------
+
+struct Edit {
+    std::size_t begin;
+    std::size_t end;
+    std::string replacement;
+};
+
+std::string applyEdits(const std::string& text, std::vector<Edit> edits) {
+    std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+    std::string result;
+    result.reserve(text.size() + edits.size() * 48);
+    std::size_t copied = 0;
+    for (const Edit& edit : edits) {
+        // Edits never overlap in valid CUDA; should odd input produce an overlap, the later
+        // edit is dropped rather than producing garbage.
+        if (edit.begin < copied) continue;
+        result.append(text, copied, edit.begin - copied);
+        result += edit.replacement;
+        copied = edit.end;
+    }
+    result.append(text, copied, kNotFound);
+    return result;
+}
+
+struct RewriteError : std::runtime_error {
+    RewriteError(std::size_t lineNumber, const std::string& message) : std::runtime_error(message), line(lineNumber) {}
+    std::size_t line;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Kernel launches: k<<<config>>>(args)  ->  k* ::cudasim::launch("k", config)(args)
+// ---------------------------------------------------------------------------------------------
+
+// Whether the '<' or '>' at `pos` is part of an operator token (<<, <=, >=, >>=, ->, <=>)
+// rather than a template angle bracket. `>>` is deliberately not listed: since C++11 it closes
+// two template argument lists, while `<<` is always a shift.
+bool isPartOfOperator(const Source& source, std::size_t pos) {
+    const std::string& text = source.text();
+    const auto codeCharAt = [&source, &text](std::size_t i) { return source.isCode(i) ? text[i] : '\0'; };
+    const char previous = pos > 0 ? codeCharAt(pos - 1) : '\0';
+    const char next = codeCharAt(pos + 1);
+    if (text[pos] == '<') return previous == '<' || next == '<' || next == '=';
+    const char afterNext = codeCharAt(pos + 2);
+    return next == '=' || (next == '>' && afterNext == '=') || previous == '-' ||
+           (previous == '=' && pos > 1 && codeCharAt(pos - 2) == '<');
+}
+
+// Given the position of a '>' that closes a template argument list, finds its '<'. Brackets
+// are tracked so that comparisons like (N > 2) inside the arguments do not count.
+std::size_t matchingAngleOpen(const Source& source, std::size_t closePos) {
+    int angleDepth = 0;
+    int bracketDepth = 0;
+    for (std::size_t i = closePos + 1; i-- > 0;) {
+        if (!source.isCode(i)) continue;
+        switch (source.text()[i]) {
+            case ')':
+            case ']':
+                ++bracketDepth;
+                break;
+            case '(':
+            case '[':
+                if (bracketDepth == 0) return kNotFound;
+                --bracketDepth;
+                break;
+            case ';':
+            case '{':
+            case '}':
+                return kNotFound;  // left the statement: this was no template argument list
+            case '>':
+                if (bracketDepth == 0 && !isPartOfOperator(source, i)) ++angleDepth;
+                break;
+            case '<':
+                if (bracketDepth == 0 && !isPartOfOperator(source, i) && --angleDepth == 0) return i;
+                break;
+            default:
+                break;
+        }
+    }
+    return kNotFound;
+}
+
+// If `end` (exclusive, past any blanks) is preceded by a `::` qualifier separator, returns
+// where that `::` starts; otherwise kNotFound.
+std::size_t scopeOperatorEndingAt(const Source& source, std::size_t end) {
+    if (end >= 2 && source.codeStartsWith(end - 2, "::")) return end - 2;
+    return kNotFound;
+}
+
+// Finds the start of the id-expression (identifiers, `::` qualifiers, template argument lists)
+// that ends at `end`, or kNotFound if there is none. Scans backwards one component at a time.
+std::size_t kernelNameStart(const Source& source, std::size_t end) {
+    std::size_t pos = end;
+    for (;;) {
+        if (pos > 0 && source.isCodeChar(pos - 1, '>')) {
+            const std::size_t angleOpen = matchingAngleOpen(source, pos - 1);
+            if (angleOpen == kNotFound) return kNotFound;
+            pos = source.skipBlanksAndCommentsBackward(angleOpen);
+        }
+        const std::size_t identifierStart = source.identifierEndingAt(pos);
+        if (identifierStart == kNotFound) return kNotFound;
+
+        // Look for a qualifier before the identifier, allowing `ns::template k<...>`.
+        std::size_t before = source.skipBlanksAndCommentsBackward(identifierStart);
+        const std::size_t previousWord = source.identifierEndingAt(before);
+        if (previousWord != kNotFound && source.wordAt(previousWord) == "template") {
+            before = source.skipBlanksAndCommentsBackward(previousWord);
+        }
+        const std::size_t scopeOperator = scopeOperatorEndingAt(source, before);
+        if (scopeOperator == kNotFound) return identifierStart;
+
+        const std::size_t beforeScope = source.skipBlanksAndCommentsBackward(scopeOperator);
+        const bool qualifierFollows =
+            beforeScope > 0 && source.isCode(beforeScope - 1) &&
+            (isIdentifierChar(source.text()[beforeScope - 1]) || source.text()[beforeScope - 1] == '>');
+        if (!qualifierFollows) return scopeOperator;  // a leading `::` (global namespace)
+        pos = beforeScope;
+    }
+}
+
+// Escapes a kernel name for use inside a C string literal.
+std::string escapeForStringLiteral(std::string_view text) {
+    std::string escaped;
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            escaped += '\\';
+            escaped += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            // Only reachable through a literal inside template arguments; keep the C string valid.
+            char octal[8];
+            std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned>(static_cast<unsigned char>(c)));
+            escaped += octal;
+        } else {
+            escaped += c;
+        }
+    }
+    return escaped;
+}
+
+// The `>>>` closing the launch whose `<<<` ends just before `searchFrom`, or kNotFound if the
+// file ends or another `<<<` comes first (launches cannot nest: a launch is not an expression
+// with a value).
+std::size_t launchClose(const Source& source, std::size_t searchFrom) {
+    for (std::size_t i = searchFrom; i + 3 <= source.size(); ++i) {
+        if (source.codeStartsWith(i, ">>>")) return i;
+        if (source.codeStartsWith(i, "<<<")) return kNotFound;
+    }
+    return kNotFound;
+}
+
+void rewriteLaunch(const Source& source, std::size_t openPos, std::vector<Edit>& edits) {
+    const std::size_t nameEnd = source.skipBlanksAndCommentsBackward(openPos);
+    // `operator<<<T>` (operator<< followed by a template argument list) is valid C++, not a launch.
+    const std::size_t lastWord = source.identifierEndingAt(nameEnd);
+    if (lastWord != kNotFound && source.wordAt(lastWord) == "operator") return;
+
+    const std::size_t nameBegin = kernelNameStart(source, nameEnd);
+    const std::string name = nameBegin == kNotFound ? std::string() : source.normalizedText(nameBegin, nameEnd);
+
+    const std::size_t closePos = launchClose(source, openPos + 3);
+    if (closePos == kNotFound) throw RewriteError(source.lineOf(openPos), "'<<<' without matching '>>>'");
+
+    if (name.empty()) {
+        edits.push_back({openPos, openPos + 3, "* ::cudasim::launch(\"kernel\", "});
+    } else {
+        edits.push_back({openPos, openPos + 3,
+                         "* ::cudasim::launch_inline(\"" + escapeForStringLiteral(name) +
+                             "\", CUDASIM_INLINE_KERNEL(" + name + "), "});
+    }
+    edits.push_back({closePos, closePos + 3, ")"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic shared memory: extern __shared__ TYPE NAME[];
+// ---------------------------------------------------------------------------------------------
+
+// Position just past the ')' matching the '(' at `openPos`, or kNotFound.
+std::size_t endOfParenthesized(const Source& source, std::size_t openPos) {
+    int depth = 0;
+    for (std::size_t i = openPos; i < source.size(); ++i) {
+        if (!source.isCode(i)) continue;
+        const char c = source.text()[i];
+        if (c == '(') ++depth;
+        if (c == ')' && --depth == 0) return i + 1;
+        if (c == ';' || c == '{' || c == '}') return kNotFound;
+    }
+    return kNotFound;
+}
+
+// If an `extern __shared__ TYPE NAME[];` declaration starts at `externPos` (the word extern),
+// returns the edit replacing it. Anything else (a sized array, several declarators, a comment
+// inside the declaration) is left for the compiler to judge.
+std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::size_t externPos) {
+    std::size_t pos = source.skipBlanksForward(source.wordEnd(externPos));
+    if (!source.isWordStart(pos) || source.wordAt(pos) != "__shared__") return std::nullopt;
+    pos = source.skipBlanksForward(source.wordEnd(pos));
+
+    const std::size_t typeBegin = pos;
+    std::vector<std::pair<std::size_t, std::size_t>> alignSpecifiers;
+    std::optional<std::pair<std::size_t, std::size_t>> lastIdentifier;  // the NAME, once at '['
+    while (!source.isCodeChar(pos, '[')) {
+        if (!source.isCode(pos)) return std::nullopt;
+        const char c = source.text()[pos];
+        if (source.isWordStart(pos)) {
+            const std::size_t end = source.wordEnd(pos);
+            if (source.wordAt(pos) == "__align__") {
+                const std::size_t openParen = source.skipBlanksForward(end);
+                if (!source.isCodeChar(openParen, '(')) return std::nullopt;
+                const std::size_t alignEnd = endOfParenthesized(source, openParen);
+                if (alignEnd == kNotFound) return std::nullopt;
+                alignSpecifiers.emplace_back(pos, alignEnd);
+                lastIdentifier.reset();
+                pos = alignEnd;
+            } else {
+                lastIdentifier = std::make_pair(pos, end);
+                pos = end;
+            }
+        } else if (isAsciiDigit(c)) {
+            lastIdentifier.reset();
+            pos = endOfNumber(source.text(), pos);
+        } else if (c == ':' || c == '<' || c == '>' || c == ',' || c == '*') {
+            lastIdentifier.reset();
+            ++pos;
+        } else {
+            return std::nullopt;
+        }
+        pos = source.skipBlanksForward(pos);
+    }
+    if (!lastIdentifier) return std::nullopt;
+
+    const std::size_t closeBracket = source.skipBlanksForward(pos + 1);
+    if (!source.isCodeChar(closeBracket, ']')) return std::nullopt;
+    const std::size_t semicolon = source.skipBlanksForward(closeBracket + 1);
+    if (!source.isCodeChar(semicolon, ';')) return std::nullopt;
+
+    const auto [nameBegin, nameEnd] = *lastIdentifier;
+    const std::string type = source.normalizedText(typeBegin, nameBegin, alignSpecifiers);
+    if (type.empty()) return std::nullopt;
+    const std::string name = source.text().substr(nameBegin, nameEnd - nameBegin);
+
+    const std::size_t declarationEnd = semicolon + 1;
+    std::string replacement = "static thread_local " + type + "* const " + name + " = reinterpret_cast<" + type +
+                              "*>(::cudasim::dynamic_shared_memory());";
+    replacement += source.lineBreaksIn(externPos, declarationEnd);
+    return Edit{externPos, declarationEnd, std::move(replacement)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole rewrite
+// ---------------------------------------------------------------------------------------------
+
+std::string rewriteCudaSource(const Source& source) {
+    std::vector<Edit> edits;
+    std::size_t pos = 0;
+    while (pos < source.size()) {
+        if (source.codeStartsWith(pos, "<<<")) {
+            rewriteLaunch(source, pos, edits);
+            pos += 3;
+        } else if (source.isWordStart(pos)) {
+            const std::string_view word = source.wordAt(pos);
+            const std::size_t end = pos + word.size();
+            if (word == "extern") {
+                if (auto edit = rewriteDynamicSharedDeclaration(source, pos)) {
+                    const std::size_t declarationEnd = edit->end;
+                    edits.push_back(std::move(*edit));
+                    pos = declarationEnd;
+                    continue;
+                }
+            } else if (word == "static") {
+                const std::size_t next = source.skipBlanksForward(end);
+                if (source.isWordStart(next) && source.wordAt(next) == "__shared__") {
+                    edits.push_back({pos, end, ""});
+                }
+            }
+            pos = end;
+        } else {
+            ++pos;
+        }
+    }
+    return applyEdits(source.text(), std::move(edits));
+}
+
+std::string escapeForLineDirective(const std::string& path) {
+    std::string escaped;
+    for (const char c : path) {
+        if (c == '\\' || c == '"') escaped += '\\';
+        escaped += c;
+    }
+    return escaped;
+}
+
+std::string absolutePathOf(const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    return error ? path : absolute.lexically_normal().string();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------------------------
+
+std::string describeErrno(int error) { return error != 0 ? std::strerror(error) : "unknown error"; }
+
+// Reads a whole file as bytes. Returns false with a reason on failure.
+bool readFile(const std::string& path, std::string& contents, std::string& reason) {
+    errno = 0;
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) {
+        reason = describeErrno(errno);
+        return false;
+    }
+    contents.clear();
+    char buffer[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) contents.append(buffer, got);
+    const bool failed = std::ferror(file) != 0;
+    const int readErrno = errno;
+    std::fclose(file);
+    if (failed) {
+        reason = describeErrno(readErrno);
+        return false;
+    }
+    return true;
+}
+
+// A name next to `target` that no concurrent run of this tool will pick too.
+std::string temporaryNameFor(const std::string& target) {
+    std::random_device entropy;
+    std::mt19937_64 generator(entropy() ^ static_cast<std::uint64_t>(
+                                              std::chrono::high_resolution_clock::now().time_since_epoch().count()));
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, ".tmp%016llx", static_cast<unsigned long long>(generator()));
+    return target + suffix;
+}
+
+// Writes `contents` to `path` unless the file already holds exactly that. The new content goes
+// to a temporary file that is then renamed over `path`, so readers never see a half-written
+// file and an interrupted run leaves the old output intact.
+bool writeFileIfChanged(const std::string& path, const std::string& contents, std::string& reason) {
+    std::string existing;
+    std::string ignoredReason;
+    if (readFile(path, existing, ignoredReason) && existing == contents) return true;
+
+    const std::string temporary = temporaryNameFor(path);
+    errno = 0;
+    std::FILE* file = std::fopen(temporary.c_str(), "wb");
+    if (file == nullptr) {
+        reason = describeErrno(errno);
+        return false;
+    }
+    const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+    const int writeErrno = errno;
+    const bool closed = std::fclose(file) == 0;
+    if (!written || !closed) {
+        reason = describeErrno(writeErrno != 0 ? writeErrno : errno);
+        std::remove(temporary.c_str());
+        return false;
+    }
+
+    std::error_code error;
+    std::filesystem::rename(temporary, path, error);
+    if (error) {
+        reason = error.message();
+        std::remove(temporary.c_str());
+        return false;
+    }
+    return true;
+}
+
+int failUsage(const std::string& message) {
+    std::cerr << kToolName << ": " << message << '\n';
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        return failUsage("expected 2 arguments, got " + std::to_string(argc > 0 ? argc - 1 : 0) +
+                         " (usage: cudasim_rewrite INPUT.cu OUTPUT.cpp)");
+    }
+    const std::string inputPath = argv[1];
+    const std::string outputPath = argv[2];
+
+    std::string input;
+    std::string reason;
+    if (!readFile(inputPath, input, reason)) return failUsage("cannot read input '" + inputPath + "': " + reason);
+
+    // A UTF-8 byte order mark must stay the very first bytes of the file, before the #line.
+    constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+    std::string output;
+    if (input.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
+        output += kByteOrderMark;
+        input.erase(0, kByteOrderMark.size());
+    }
+    output += "#line 1 \"" + escapeForLineDirective(absolutePathOf(inputPath)) + "\"\n";
+
+    try {
+        output += rewriteCudaSource(Source(std::move(input)));
+    } catch (const RewriteError& error) {
+        std::cerr << inputPath << ':' << error.line << ": error: " << error.what() << '\n';
+        return 1;
+    }
+
+    if (!writeFileIfChanged(outputPath, output, reason)) {
+        return failUsage("cannot write output '" + outputPath + "': " + reason);
+    }
+    return 0;
+}
