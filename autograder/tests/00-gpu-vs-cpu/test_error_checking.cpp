@@ -1,0 +1,92 @@
+// Tests for exercise 00/04 error_checking (contract: lessons/00-gpu-vs-cpu/error_checking.hpp).
+// Run: ./course test 00/error_checking
+
+#include "error_checking.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// Errors compared by name, so a failure reads "cudaErrorUnknown" rather than "999".
+std::string name(cudaError_t status) { return cudaGetErrorName(status); }
+
+std::vector<double> cpu_scale(const std::vector<float>& x, float factor) {
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = double(x[i]) * factor;
+  return out;
+}
+
+/// A launch the runtime must reject: the status is returned, x untouched, the error consumed.
+void expect_rejected(int threads_per_block) {
+  SCOPED_TRACE("threads_per_block = " + std::to_string(threads_per_block));
+  ct::Rng rng;
+  const int n = 5000;
+  const auto x = rng.nonzero(n);
+  ct::DeviceBuffer<float> d_x(x);
+  const cudaError_t status = launch_scale_checked(d_x.get(), n, 3.0f, threads_per_block);
+  // Read (and clear) whatever is still pending before anything else can trip over it.
+  const cudaError_t left_behind = cudaGetLastError();
+  EXPECT_EQ(name(status), name(cudaErrorInvalidConfiguration))
+      << "a block of " << threads_per_block << " threads cannot launch; the launcher must "
+      << "return the launch error";
+  EXPECT_EQ(name(left_behind), name(cudaSuccess))
+      << "the launch error was not consumed: read it with cudaGetLastError(), which clears "
+         "it, or it will be blamed on the next, innocent call";
+  // Exact comparison: the kernel never ran, so x is bit-for-bit what was uploaded.
+  EXPECT_TRUE(ct::all_close(x, d_x.download(), 0.0, 0.0)) << "x changed although the launch failed";
+}
+
+/// A valid launch: cudaSuccess, and x scaled.
+void expect_scaled(int threads_per_block, int n) {
+  SCOPED_TRACE("threads_per_block = " + std::to_string(threads_per_block) +
+               ", n = " + std::to_string(n));
+  ct::Rng rng;
+  const auto x = rng.nonzero(n);
+  const float factor = -2.5f;
+  ct::DeviceBuffer<float> d_x(x);
+  const cudaError_t status = launch_scale_checked(d_x.get(), n, factor, threads_per_block);
+  EXPECT_EQ(name(status), name(cudaSuccess));
+  EXPECT_TRUE(ct::all_close(cpu_scale(x, factor), d_x.download(), ct::elementwise_tolerance()));
+}
+
+}  // namespace
+
+TEST(ErrorChecking, ReportsBlocksLargerThan1024ThreadsAsInvalidConfiguration) {
+  expect_rejected(1025);
+}
+
+TEST(ErrorChecking, ReportsEmptyBlocksAsInvalidConfiguration) {
+  expect_rejected(0);
+}
+
+TEST(ErrorChecking, ReturnsSuccessAndScalesWith256ThreadsPerBlock) {
+  for (int n : {1, 255, 256, 257, 100003}) expect_scaled(256, n);
+}
+
+TEST(ErrorChecking, ReturnsSuccessAndScalesWithTheLargestBlock) {
+  // 1024 threads per block is the limit on every GPU since compute capability 2.0.
+  for (int n : {1, 1023, 1024, 1025, 100003}) expect_scaled(1024, n);
+}
+
+TEST(ErrorChecking, LeavesNothingBehindForTheNextLaunch) {
+  // A rejected launch followed by a good one: the good one must report success, which it
+  // does only if the first error was consumed where it happened.
+  ct::Rng rng;
+  const int n = 4097;
+  const auto x = rng.nonzero(n);
+  ct::DeviceBuffer<float> d_x(x);
+  const cudaError_t first = launch_scale_checked(d_x.get(), n, 2.0f, 2048);
+  EXPECT_EQ(name(first), name(cudaErrorInvalidConfiguration));
+  const cudaError_t second = launch_scale_checked(d_x.get(), n, 2.0f, 128);
+  EXPECT_EQ(name(second), name(cudaSuccess));
+  EXPECT_TRUE(ct::all_close(cpu_scale(x, 2.0f), d_x.download(), ct::elementwise_tolerance()));
+  cudaGetLastError();  // leave a clean slate for the next test whatever happened
+}

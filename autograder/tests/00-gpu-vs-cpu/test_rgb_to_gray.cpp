@@ -1,0 +1,81 @@
+// Tests for exercise 00/03 rgb_to_gray (contract: lessons/00-gpu-vs-cpu/rgb_to_gray.hpp).
+// Run: ./course test 00/rgb_to_gray
+
+#include "rgb_to_gray.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <limits>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// CPU reference in double: BT.601 luma of an interleaved RGB image.
+std::vector<double> cpu_rgb_to_gray(const std::vector<float>& rgb, int height, int width) {
+  std::vector<double> gray(static_cast<std::size_t>(height) * width);
+  for (std::size_t p = 0; p < gray.size(); ++p) {
+    gray[p] = 0.299 * rgb[3 * p] + 0.587 * rgb[3 * p + 1] + 0.114 * rgb[3 * p + 2];
+  }
+  return gray;
+}
+
+}  // namespace
+
+TEST(RgbToGray, MatchesCpuOnAwkwardShapes) {
+  ct::Rng rng;
+  // One pixel, a single row, a single column, non-multiples of 16 both ways, a VGA frame.
+  for (auto [height, width] : ct::awkward_shapes()) {
+    const std::size_t pixels = static_cast<std::size_t>(height) * width;
+    const auto rgb = rng.uniform(3 * pixels, 0.0f, 1.0f);  // intensities in [0, 1)
+    ct::DeviceBuffer<float> d_rgb(rgb), d_gray(pixels);
+    d_gray.poison();  // pixels nobody writes read as NaN
+    launch_rgb_to_gray(d_rgb.get(), d_gray.get(), height, width);
+    ASSERT_TRUE(ct::all_close_2d(cpu_rgb_to_gray(rgb, height, width), d_gray.download(), height,
+                                 width, ct::elementwise_tolerance()))
+        << "image " << height << " rows x " << width << " columns";
+  }
+}
+
+TEST(RgbToGray, DoesNotWritePastTheLastPixel) {
+  // Tiles hang over the right and bottom edges; their outside threads must not write.
+  ct::Rng rng;
+  for (auto [height, width] : {std::pair<int, int>{1, 1}, {17, 33}, {127, 129}, {3, 200}}) {
+    const std::size_t pixels = static_cast<std::size_t>(height) * width;
+    const auto rgb = rng.uniform(3 * pixels, 0.0f, 1.0f);
+    // Room past the end in both buffers: rgb padded with values, gray with the guard pattern.
+    auto rgb_padded = rgb;
+    rgb_padded.resize(3 * (pixels + ct::kGuardElements), 0.5f);
+    std::vector<float> gray(pixels, std::numeric_limits<float>::quiet_NaN());
+    const auto guard = ct::guard_pattern<float>();
+    gray.insert(gray.end(), guard.begin(), guard.end());
+    ct::DeviceBuffer<float> d_rgb(rgb_padded), d_gray(gray);
+    launch_rgb_to_gray(d_rgb.get(), d_gray.get(), height, width);
+    const auto result = d_gray.download();
+    const std::vector<float> image(result.begin(), result.begin() + pixels);
+    EXPECT_TRUE(ct::all_close_2d(cpu_rgb_to_gray(rgb, height, width), image, height, width,
+                                 ct::elementwise_tolerance()))
+        << "image " << height << " rows x " << width << " columns";
+    EXPECT_TRUE(ct::guard_untouched(result, pixels))
+        << "image " << height << " rows x " << width << " columns";
+  }
+}
+
+TEST(RgbToGray, KeepsRowsAndColumnsApartInTallAndWideImages) {
+  // Swapping x and y (or height and width) goes unnoticed on square images; these are not.
+  ct::Rng rng;
+  for (auto [height, width] : {std::pair<int, int>{16, 300}, {300, 16}, {2, 2049}}) {
+    const std::size_t pixels = static_cast<std::size_t>(height) * width;
+    const auto rgb = rng.uniform(3 * pixels, 0.0f, 1.0f);
+    ct::DeviceBuffer<float> d_rgb(rgb), d_gray(pixels);
+    d_gray.poison();
+    launch_rgb_to_gray(d_rgb.get(), d_gray.get(), height, width);
+    EXPECT_TRUE(ct::all_close_2d(cpu_rgb_to_gray(rgb, height, width), d_gray.download(), height,
+                                 width, ct::elementwise_tolerance()))
+        << "image " << height << " rows x " << width << " columns";
+  }
+}

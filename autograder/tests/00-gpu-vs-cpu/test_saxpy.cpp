@@ -1,0 +1,103 @@
+// Tests for exercise 00/02 saxpy (contract: lessons/00-gpu-vs-cpu/saxpy.hpp).
+// Run: ./course test 00/saxpy
+
+#include "saxpy.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// CPU reference in double.
+std::vector<double> cpu_saxpy(float alpha, const std::vector<float>& x,
+                              const std::vector<float>& y) {
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = double(alpha) * x[i] + double(y[i]);
+  return out;
+}
+
+/// alpha away from 0 and 1 with a random sign, so "y unchanged" and "y = x + y" both fail.
+float random_alpha(ct::Rng& rng) {
+  const double magnitude = rng.scalar(1.5, 3.0);
+  return static_cast<float>(rng.integer(0, 1) ? magnitude : -magnitude);
+}
+
+/// Runs saxpy on fresh inputs of length n with the given grid and compares with the CPU.
+::testing::AssertionResult saxpy_matches_cpu(ct::Rng& rng, int n, int blocks, int threads) {
+  const float alpha = random_alpha(rng);
+  const auto x = rng.nonzero(n);
+  const auto y = rng.nonzero(n);  // y is input and output: its old value must change
+  ct::DeviceBuffer<float> d_x(x), d_y(y);
+  launch_saxpy(n, alpha, d_x.get(), d_y.get(), blocks, threads);
+  const auto result =
+      ct::all_close(cpu_saxpy(alpha, x, y), d_y.download(), ct::elementwise_tolerance());
+  if (result) return result;
+  return ::testing::AssertionFailure()
+         << "n = " << n << ", alpha = " << alpha << ", grid = " << blocks << " blocks x "
+         << threads << " threads (" << static_cast<long long>(blocks) * threads
+         << " threads in all):\n" << result.message();
+}
+
+}  // namespace
+
+TEST(Saxpy, MatchesCpuOnAwkwardSizes) {
+  ct::Rng rng;
+  for (int n : ct::awkward_sizes(256)) {
+    // One thread per element, capped: large n also needs the loop.
+    const int blocks = std::min((n + 255) / 256, 120);
+    EXPECT_TRUE(saxpy_matches_cpu(rng, n, blocks, 256));
+  }
+}
+
+TEST(Saxpy, WorksWithFewerThreadsThanElements) {
+  // 3 x 64 = 192 threads for 100003 elements: each thread must do ~521 of them.
+  ct::Rng rng;
+  EXPECT_TRUE(saxpy_matches_cpu(rng, 100003, 3, 64));
+  EXPECT_TRUE(saxpy_matches_cpu(rng, ct::large_size(), 7, 128));
+  EXPECT_TRUE(saxpy_matches_cpu(rng, 1000, 1, 32));
+}
+
+TEST(Saxpy, WorksWithASingleThread) {
+  // The degenerate grid: the loop's stride is 1 and one thread walks the whole array.
+  ct::Rng rng;
+  EXPECT_TRUE(saxpy_matches_cpu(rng, 4099, 1, 1));
+}
+
+TEST(Saxpy, WorksWithMoreThreadsThanElements) {
+  ct::Rng rng;
+  for (int n : {1, 100, 1000, 4097}) {
+    EXPECT_TRUE(saxpy_matches_cpu(rng, n, 64, 256));  // 16384 threads
+  }
+}
+
+TEST(Saxpy, DoesNotWritePastTheEnd) {
+  ct::Rng rng;
+  struct Grid { int n, blocks, threads; };
+  for (Grid g : {Grid{1, 4, 256}, Grid{100, 2, 64}, Grid{1000, 8, 256}, Grid{100003, 3, 64}}) {
+    const float alpha = random_alpha(rng);
+    const auto x = rng.nonzero(g.n);
+    const auto y = rng.nonzero(g.n);
+    // y is followed by a guard pattern, x by real numbers, so a thread past n that forgets
+    // the bound reads valid memory and its stray write lands in the guard.
+    auto y_padded = y;
+    const auto guard = ct::guard_pattern<float>();
+    y_padded.insert(y_padded.end(), guard.begin(), guard.end());
+    auto x_padded = x;
+    x_padded.resize(y_padded.size(), 1.0f);
+    ct::DeviceBuffer<float> d_x(x_padded), d_y(y_padded);
+    launch_saxpy(g.n, alpha, d_x.get(), d_y.get(), g.blocks, g.threads);
+    const auto result = d_y.download();
+    const std::vector<float> first_n(result.begin(), result.begin() + g.n);
+    EXPECT_TRUE(ct::all_close(cpu_saxpy(alpha, x, y), first_n, ct::elementwise_tolerance()))
+        << "n = " << g.n << ", grid = " << g.blocks << " x " << g.threads;
+    EXPECT_TRUE(ct::guard_untouched(result, g.n))
+        << "n = " << g.n << ", grid = " << g.blocks << " x " << g.threads;
+  }
+}
