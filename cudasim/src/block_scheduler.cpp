@@ -309,7 +309,7 @@ inline void ensure_slots(BlockRun& b) {
 /// Lanes that exist in warp `warp` (the last warp of a block may be partial).
 unsigned existing_lanes(const BlockRun& b, unsigned warp) {
   const unsigned first = warp * kWarpSize;
-  const unsigned count = std::min(kWarpSize, b.cursor.num_threads - first);
+  const unsigned count = static_cast<unsigned>(std::min<std::size_t>(kWarpSize, b.cursor.num_threads - first));
   return count == kWarpSize ? 0xffffffffu : ((1u << count) - 1);
 }
 
@@ -562,11 +562,13 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
     if (!(g.mask & effective_mask)) continue;  // a disjoint group of lanes: independent
     if (g.mask != effective_mask || g.op != op || !same_site(g.file, g.line, file, line)) {
       static thread_local std::string message;
+      const unsigned first_waiting = warp * kWarpSize + static_cast<unsigned>(__builtin_ctz(g.arrived));
       message = format_string(
-          "warp divergence: lane %u calls %s(mask 0x%08x) at %s:%u while lanes 0x%08x of its warp "
-          "wait in %s(mask 0x%08x) at %s:%u",
-          lane, warp_op_name(op), mask, file, line, g.arrived, warp_op_name(g.op), g.mask, g.file,
-          g.line);
+          "warp divergence: lane %u calls %s(mask 0x%08x) at %s:%u while %s and the other lanes "
+          "0x%08x of its warp wait in %s(mask 0x%08x) at %s:%u",
+          lane, warp_op_name(op), mask, file, line,
+          describe_thread(first_waiting, b->cursor.block_dim).c_str(), g.arrived,
+          warp_op_name(g.op), g.mask, g.file, g.line);
       throw KernelTrap{message.c_str()};
     }
     group = &g;

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -50,15 +51,25 @@ void describe_fault(int signal_number, siginfo_t* info, void*) {
   raise(signal_number);
 }
 
-void ensure_alternate_stack() {
-  static thread_local bool installed = false;
-  if (installed) return;
-  stack_t stack{};
-  stack.ss_size = 64 * 1024;
-  stack.ss_sp = new char[stack.ss_size];
-  sigaltstack(&stack, nullptr);
-  installed = true;
-}
+/// The signal stack of one OS thread, given back when the thread ends (stream threads come and
+/// go with their streams).
+struct AlternateStack {
+  std::unique_ptr<char[]> memory;
+  AlternateStack() : memory(new char[kSize]) {
+    stack_t stack{};
+    stack.ss_size = kSize;
+    stack.ss_sp = memory.get();
+    sigaltstack(&stack, nullptr);
+  }
+  ~AlternateStack() {
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+  }
+  static constexpr std::size_t kSize = 64 * 1024;
+};
+
+void ensure_alternate_stack() { static thread_local AlternateStack stack; }
 
 }  // namespace
 

@@ -332,7 +332,13 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   if (count == 0) return cudaSuccess;
-  return record_error(enqueue(stream, [=] { std::memcpy(dst, src, count); }));
+  // CUDA overlaps a copy with the host only when the host side is page-locked: with pageable
+  // memory a device-to-host copy returns when done and a host-to-device copy has consumed its
+  // source before returning. Copies between device buffers stay asynchronous.
+  const void* host_side = is_device_pointer(dst) ? src : dst;
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
+  auto copy = [=] { std::memcpy(dst, src, count); };
+  return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy));
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {

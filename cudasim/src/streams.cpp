@@ -497,8 +497,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   std::shared_ptr<Stream> s = r.find(stream);
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
   rec->stream = s;
-  EventRecord* raw = rec.get();
-  rec->ticket = push_task(r, s, [raw] { raw->time = Clock::now(); });
+  // The task owns the record: the event may be recorded again or destroyed before the stream
+  // gets there (both legal), which drops the event's reference.
+  rec->ticket = push_task(r, s, [rec] { rec->time = Clock::now(); });
   std::lock_guard<std::mutex> l(e->mutex);
   e->last = rec;
   return cudaSuccess;

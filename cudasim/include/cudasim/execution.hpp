@@ -46,8 +46,10 @@ namespace detail {
 /// OS thread, so no atomics). Kept tiny and inline because a kernel without barriers runs all
 /// its threads through `begin_next_thread` in a plain loop.
 struct ThreadCursor {
-  unsigned num_threads = 0;   ///< threads in the block
-  unsigned next_thread = 0;   ///< linear index of the next thread that has not started
+  // size_t rather than unsigned: a kernel's int stores may alias an unsigned (signed and
+  // unsigned variants of a type may alias), which would force a reload per thread.
+  std::size_t num_threads = 0;  ///< threads in the block
+  std::size_t next_thread = 0;  ///< linear index of the next thread that has not started
   uint3 next_index{0, 0, 0};  ///< threadIdx of that thread
   dim3 block_dim;             ///< the block's extent
 
@@ -95,7 +97,7 @@ class BoundKernel final : public KernelInstance {
       // 1-D blocks, the common case: threadIdx.y and .z stay 0 (set when the block starts),
       // so a thread costs one counter and one threadIdx.x update.
       while (cursor.next_thread < cursor.num_threads) {
-        threadIdx.x = cursor.next_thread++;
+        threadIdx.x = static_cast<unsigned>(cursor.next_thread++);
         std::apply(invoker_, args_);  // kernel parameters are by value: each thread gets copies
       }
       return;
