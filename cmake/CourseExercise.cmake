@@ -39,7 +39,7 @@ function(course_cuda_sources target)
 endfunction()
 
 # Links the libraries an exercise may call (e.g. cublas) on either backend.
-function(_course_link_libraries target)
+function(course_link_libraries target)
   foreach(library IN LISTS ARGN)
     if(library STREQUAL "cublas")
       if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
@@ -87,7 +87,7 @@ function(course_add_exercise)
     if(EXISTS "${source}")
       add_executable(${target} "${test_source}")
       course_cuda_sources(${target} "${source}")
-      _course_link_libraries(${target} ${EX_LIBRARIES})
+      course_link_libraries(${target} ${EX_LIBRARIES})
       target_include_directories(${target} PRIVATE
         "${COURSE_ROOT}/lessons/${lesson}" "${COURSE_ROOT}/lessons/common" "${COURSE_ROOT}/autograder/harness")
       target_link_libraries(${target} PRIVATE GTest::gtest_main Threads::Threads)
@@ -142,6 +142,7 @@ function(course_write_manifest)
     file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course_run.json" CONTENT
 "{
   \"backend\": \"sim\",
+  \"targets\": [\"cudasim_rewrite\", \"cudasim\", \"cudasim_cublas\"],
   \"rewrite_tool\": \"$<TARGET_FILE:cudasim_rewrite>\",
   \"compiler\": \"${CMAKE_CXX_COMPILER}\",
   \"flags\": [\"-std=c++17\", \"-O2\", \"-g\", \"-pthread\"],
@@ -160,6 +161,7 @@ function(course_write_manifest)
     file(WRITE "${CMAKE_BINARY_DIR}/course_run.json"
 "{
   \"backend\": \"cuda\",
+  \"targets\": [],
   \"rewrite_tool\": null,
   \"compiler\": \"${CMAKE_CUDA_COMPILER}\",
   \"flags\": [\"-std=c++17\", \"-O2\", \"-lineinfo\", \"-arch=${_course_run_arch}\"],

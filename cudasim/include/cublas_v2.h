@@ -1,0 +1,123 @@
+/// @file cublas_v2.h
+/// @brief The simulator's stand-in for cuBLAS: the small subset of the cuBLAS v2 API the
+/// course uses, computed on the CPU by a CBLAS (OpenBLAS).
+///
+/// Semantics follow the cuBLAS documentation:
+/// - matrices are column-major; `lda` is the distance in elements between two columns;
+/// - every call is asynchronous with respect to the host and runs on the handle's stream
+///   (cublasSetStream), in order with kernels and copies queued on that stream;
+/// - scalars (`alpha`, `beta`) and results (`cublasSdot`, `cublasSnrm2`, `cublasSasum`) are
+///   host pointers in the default CUBLAS_POINTER_MODE_HOST: alpha/beta are read before the
+///   call returns and a result is written before it returns (the call waits for the stream);
+///   in CUBLAS_POINTER_MODE_DEVICE they are device pointers, read/written when the work runs;
+/// - vectors and matrices must be device memory (cudaMalloc/cudaMallocManaged, or pinned host
+///   memory); a host pointer is reported and faults the context with cudaErrorIllegalAddress,
+///   as the kernel behind the call would on a GPU;
+/// - invalid sizes, leading dimensions, increments or operations return
+///   CUBLAS_STATUS_INVALID_VALUE and do nothing; a null or destroyed handle returns
+///   CUBLAS_STATUS_NOT_INITIALIZED; after a kernel fault calls return
+///   CUBLAS_STATUS_EXECUTION_FAILED.
+///
+/// Enumerator values are those of the CUDA toolkit, so printed codes match a GPU's.
+#pragma once
+
+#include <cuda_runtime.h>
+
+/// Status returned by every cuBLAS call.
+typedef enum {
+  CUBLAS_STATUS_SUCCESS = 0,           ///< the call succeeded (or was queued)
+  CUBLAS_STATUS_NOT_INITIALIZED = 1,   ///< null or destroyed handle
+  CUBLAS_STATUS_ALLOC_FAILED = 3,      ///< a resource could not be allocated
+  CUBLAS_STATUS_INVALID_VALUE = 7,     ///< an argument is out of range (size, leading dimension, ...)
+  CUBLAS_STATUS_ARCH_MISMATCH = 8,     ///< the device lacks a required feature
+  CUBLAS_STATUS_MAPPING_ERROR = 11,    ///< access to GPU memory space failed
+  CUBLAS_STATUS_EXECUTION_FAILED = 13, ///< the GPU program failed to execute (e.g. after a fault)
+  CUBLAS_STATUS_INTERNAL_ERROR = 14,   ///< an internal operation failed
+  CUBLAS_STATUS_NOT_SUPPORTED = 15,    ///< the requested functionality is not supported
+  CUBLAS_STATUS_LICENSE_ERROR = 16,    ///< the requested functionality requires a license
+} cublasStatus_t;
+
+/// What to apply to a matrix operand before multiplying: nothing, transpose, or conjugate
+/// transpose (the same as transpose for real types).
+typedef enum {
+  CUBLAS_OP_N = 0,
+  CUBLAS_OP_T = 1,
+  CUBLAS_OP_C = 2,
+  CUBLAS_OP_HERMITAN = 2,  ///< synonym of CUBLAS_OP_C
+  CUBLAS_OP_CONJG = 3,     ///< not supported (CUBLAS_STATUS_INVALID_VALUE), as in cuBLAS
+} cublasOperation_t;
+
+/// Where scalar arguments and scalar results live.
+typedef enum {
+  CUBLAS_POINTER_MODE_HOST = 0,    ///< host pointers (the default)
+  CUBLAS_POINTER_MODE_DEVICE = 1,  ///< device pointers
+} cublasPointerMode_t;
+
+struct cublasContext;
+/// A cuBLAS library context: holds the stream and pointer mode. Create one per host thread
+/// (or per stream) with cublasCreate and release it with cublasDestroy.
+typedef struct cublasContext* cublasHandle_t;
+
+// The real header maps these names to the *_v2 entry points with macros; the simulator
+// defines the plain names directly.
+
+/// Creates a handle bound to the legacy default stream, in host pointer mode.
+/// @return CUBLAS_STATUS_INVALID_VALUE if `handle` is null.
+cublasStatus_t cublasCreate(cublasHandle_t* handle);
+/// Waits for all queued device work (as cuBLAS does) and releases the handle.
+cublasStatus_t cublasDestroy(cublasHandle_t handle);
+/// Makes later calls on `handle` run on `stream` (0 for the legacy default stream).
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+/// The stream later calls on `handle` run on.
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream);
+/// Sets whether alpha/beta and scalar results are host or device pointers.
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
+/// The handle's pointer mode.
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode);
+/// The enumerator's name, e.g. "CUBLAS_STATUS_INVALID_VALUE".
+const char* cublasGetStatusName(cublasStatus_t status);
+/// A short description of the status.
+const char* cublasGetStatusString(cublasStatus_t status);
+
+/// C = alpha * op(A) * op(B) + beta * C, single precision, column-major.
+/// op(A) is m x k, op(B) is k x n, C is m x n. When beta is 0, C is not read (NaNs in C do
+/// not propagate).
+/// @return CUBLAS_STATUS_INVALID_VALUE if m, n or k < 0, an operation is not N/T/C,
+///         lda < max(1, transa == N ? m : k), ldb < max(1, transb == N ? k : n) or
+///         ldc < max(1, m).
+cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                           const float* A, int lda, const float* B, int ldb, const float* beta,
+                           float* C, int ldc);
+/// cublasSgemm in double precision.
+cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, int k, const double* alpha,
+                           const double* A, int lda, const double* B, int ldb,
+                           const double* beta, double* C, int ldc);
+/// `batchCount` independent cublasSgemm calls; matrix i of A starts at A + i * strideA
+/// (likewise B and C).
+/// @return as cublasSgemm, and CUBLAS_STATUS_INVALID_VALUE if batchCount < 0.
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const float* alpha, const float* A, int lda,
+                                         long long int strideA, const float* B, int ldb,
+                                         long long int strideB, const float* beta, float* C,
+                                         int ldc, long long int strideC, int batchCount);
+/// y = alpha * op(A) * x + beta * y, where A is m x n column-major.
+/// @return CUBLAS_STATUS_INVALID_VALUE if m or n < 0, lda < max(1, m), incx or incy is 0, or
+///         trans is not N/T/C.
+cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                           const float* alpha, const float* A, int lda, const float* x, int incx,
+                           const float* beta, float* y, int incy);
+/// y = alpha * x + y over n elements with strides incx, incy.
+cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float* alpha, const float* x,
+                           int incx, float* y, int incy);
+/// *result = sum of x[i] * y[i]; 0 when n <= 0.
+cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float* x, int incx, const float* y,
+                          int incy, float* result);
+/// *result = Euclidean norm of x; 0 when n <= 0 or incx <= 0.
+cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int incx, float* result);
+/// x = alpha * x; nothing when n <= 0 or incx <= 0.
+cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx);
+/// *result = sum of |x[i]|; 0 when n <= 0 or incx <= 0.
+cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result);

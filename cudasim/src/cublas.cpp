@@ -1,0 +1,438 @@
+// The cuBLAS subset (cublas_v2.h), computed by a CBLAS on the CPU.
+//
+// Each call validates its arguments as cuBLAS does, then queues the computation on the
+// handle's stream, so it runs in order with kernels and copies on that stream and overlaps
+// with the host like the real library. Scalars in host pointer mode are copied before the call
+// returns; scalar results in host pointer mode make the call wait for its stream, as cuBLAS
+// does. Operands must be memory a GPU kernel could touch (device or pinned host memory): a
+// pageable host pointer is reported and faults the context, as the kernel behind the call
+// would on a GPU.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cublas_v2.h"
+#include "internal.hpp"
+
+struct cublasContext {
+  cudaStream_t stream = nullptr;
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+};
+
+namespace cudasim::detail {
+namespace {
+
+std::mutex handles_mutex;
+std::set<const cublasContext*> live_handles;
+
+/// The handle's state, copied under the lock; false for a null or destroyed handle.
+bool lookup(cublasHandle_t handle, cublasContext& state) {
+  if (handle == nullptr) return false;
+  std::lock_guard<std::mutex> lock(handles_mutex);
+  if (live_handles.count(handle) == 0) return false;
+  state = *handle;
+  return true;
+}
+
+bool valid_operation(cublasOperation_t op) {
+  return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+CBLAS_TRANSPOSE to_cblas(cublasOperation_t op) { return op == CUBLAS_OP_N ? CblasNoTrans : CblasTrans; }
+
+const char* op_name(cublasOperation_t op) {
+  switch (op) {
+    case CUBLAS_OP_N: return "CUBLAS_OP_N";
+    case CUBLAS_OP_T: return "CUBLAS_OP_T";
+    case CUBLAS_OP_C: return "CUBLAS_OP_C";
+    default: return "an unsupported cublasOperation_t";
+  }
+}
+
+cublasStatus_t invalid(const char* api, const std::string& why) {
+  report("%s: %s (CUBLAS_STATUS_INVALID_VALUE)", api, why.c_str());
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+/// Memory a kernel may access: device allocations and page-locked host memory.
+bool kernel_accessible(const void* p) {
+  if (is_device_pointer(p)) return true;
+  cudaPointerAttributes attributes;
+  return cudaPointerGetAttributes(&attributes, p) == cudaSuccess &&
+         attributes.type != cudaMemoryTypeUnregistered;
+}
+
+/// One operand of a call: where it starts and the last byte the call touches.
+struct Operand {
+  const char* name;
+  const void* first;
+  const void* last;
+};
+
+template <class T>
+Operand matrix(const char* name, const T* a, int rows, int cols, int ld) {
+  const long long span = rows > 0 && cols > 0 ? static_cast<long long>(cols - 1) * ld + rows - 1 : 0;
+  return {name, a, a + span};
+}
+
+template <class T>
+Operand vector_operand(const char* name, const T* x, int n, int inc) {
+  const long long step = inc < 0 ? -static_cast<long long>(inc) : inc;
+  return {name, x, x + (n > 0 ? static_cast<long long>(n - 1) * step : 0)};
+}
+
+Operand scalar(const char* name, const void* p) { return {name, p, p}; }
+
+/// Queues `work` on the handle's stream, or a fault instead of it when an operand is not
+/// memory a GPU kernel could access. Returns the status the call returns.
+template <class Work>
+cublasStatus_t submit(const char* api, const cublasContext& h, std::initializer_list<Operand> operands,
+                      Work work, bool wait = false) {
+  if (sticky_error() != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+  std::string problem;
+  for (const Operand& o : operands) {
+    if (o.name == nullptr) continue;  // not applicable to this call
+    if (o.first == nullptr) {
+      problem = format_string("%s is a null pointer", o.name);
+    } else if (!kernel_accessible(o.first) || !kernel_accessible(o.last)) {
+      problem = format_string("%s (%p) is not device memory: cuBLAS runs on the GPU and can only "
+                              "read buffers from cudaMalloc (copy host data there first)",
+                              o.name, o.first);
+    } else {
+      continue;
+    }
+    break;
+  }
+  std::function<void()> task;
+  if (problem.empty()) {
+    task = std::move(work);
+  } else {
+    task = [api, problem] {
+      report("illegal memory access in %s: %s", api, problem.c_str());
+      set_sticky_error(cudaErrorIllegalAddress);
+    };
+  }
+  const cudaError_t queued = wait ? run_synchronously(h.stream, std::move(task))
+                                  : enqueue(h.stream, std::move(task));
+  if (queued != cudaSuccess) {
+    report("%s: the handle's stream is not a valid stream (destroyed?)", api);
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  if (wait && sticky_error() != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// A scalar argument: its value now in host pointer mode, else the device address to read
+/// when the work runs.
+template <class T>
+struct Scalar {
+  T value{};
+  const T* device = nullptr;
+  T get() const { return device ? *device : value; }
+};
+
+template <class T>
+Scalar<T> take_scalar(const cublasContext& h, const T* p) {
+  Scalar<T> s;
+  if (h.pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
+    s.device = p;
+  } else {
+    s.value = *p;
+  }
+  return s;
+}
+
+/// A scalar operand: device memory in device pointer mode, not applicable in host mode.
+template <class T>
+Operand scalar_operand(const cublasContext& h, const char* name, const T* p) {
+  return h.pointer_mode == CUBLAS_POINTER_MODE_DEVICE ? scalar(name, p) : Operand{nullptr, nullptr, nullptr};
+}
+
+template <class T>
+void zero_matrix(T* c, int m, int n, int ldc) {
+  for (int j = 0; j < n; ++j) std::fill(c + static_cast<long long>(j) * ldc, c + static_cast<long long>(j) * ldc + m, T(0));
+}
+
+template <class T>
+cublasStatus_t check_gemm(const char* api, cublasOperation_t transa, cublasOperation_t transb, int m,
+                          int n, int k, int lda, int ldb, int ldc) {
+  if (!valid_operation(transa) || !valid_operation(transb))
+    return invalid(api, format_string("transa/transb must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C "
+                                      "(got %d and %d)", transa, transb));
+  if (m < 0 || n < 0 || k < 0) return invalid(api, format_string("m=%d, n=%d, k=%d must not be negative", m, n, k));
+  const int a_rows = transa == CUBLAS_OP_N ? m : k;
+  const int b_rows = transb == CUBLAS_OP_N ? k : n;
+  if (lda < std::max(1, a_rows))
+    return invalid(api, format_string("lda=%d is smaller than the %d rows of A (transa=%s)", lda, a_rows, op_name(transa)));
+  if (ldb < std::max(1, b_rows))
+    return invalid(api, format_string("ldb=%d is smaller than the %d rows of B (transb=%s)", ldb, b_rows, op_name(transb)));
+  if (ldc < std::max(1, m)) return invalid(api, format_string("ldc=%d is smaller than the m=%d rows of C", ldc, m));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a,
+          int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  if (beta == 0.0f) zero_matrix(c, m, n, ldc);  // cuBLAS does not read C when beta is 0
+  if (k == 0 || alpha == 0.0f) {
+    if (beta != 0.0f && beta != 1.0f)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) c[static_cast<long long>(j) * ldc + i] *= beta;
+    return;
+  }
+  cblas_sgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double alpha, const double* a,
+          int lda, const double* b, int ldb, double beta, double* c, int ldc) {
+  if (beta == 0.0) zero_matrix(c, m, n, ldc);
+  if (k == 0 || alpha == 0.0) {
+    if (beta != 0.0 && beta != 1.0)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) c[static_cast<long long>(j) * ldc + i] *= beta;
+    return;
+  }
+  cblas_dgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+template <class T>
+cublasStatus_t gemm_call(const char* api, cublasHandle_t handle, cublasOperation_t transa,
+                         cublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A,
+                         int lda, long long stride_a, const T* B, int ldb, long long stride_b,
+                         const T* beta, T* C, int ldc, long long stride_c, int batch) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const cublasStatus_t status = check_gemm<T>(api, transa, transb, m, n, k, lda, ldb, ldc);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (batch < 0) return invalid(api, format_string("batchCount=%d must not be negative", batch));
+  if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;  // nothing to compute
+  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
+  const Scalar<T> a_scalar = take_scalar(h, alpha);
+  const Scalar<T> b_scalar = take_scalar(h, beta);
+  const int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
+  const int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
+  const T* last_a = A + (batch - 1) * stride_a;
+  const T* last_b = B + (batch - 1) * stride_b;
+  T* last_c = C + (batch - 1) * stride_c;
+  const bool reads_ab = k > 0;
+  const Operand none{nullptr, nullptr, nullptr};
+  return submit(
+      api, h,
+      {reads_ab ? matrix("A", A, a_rows, a_cols, lda) : none,
+       reads_ab ? matrix("A (last batch)", last_a, a_rows, a_cols, lda) : none,
+       reads_ab ? matrix("B", B, b_rows, b_cols, ldb) : none,
+       reads_ab ? matrix("B (last batch)", last_b, b_rows, b_cols, ldb) : none,
+       matrix("C", C, m, n, ldc), matrix("C (last batch)", last_c, m, n, ldc),
+       scalar_operand(h, "alpha", alpha), scalar_operand(h, "beta", beta)},
+      [=] {
+        const T a_value = a_scalar.get(), b_value = b_scalar.get();
+        for (int i = 0; i < batch; ++i)
+          gemm(to_cblas(transa), to_cblas(transb), m, n, k, a_value, A + i * stride_a, lda,
+               B + i * stride_b, ldb, b_value, C + i * stride_c, ldc);
+      });
+}
+
+/// Level-1 reductions: the result goes to a host pointer (the call waits) or a device pointer.
+template <class Compute>
+cublasStatus_t reduction_call(const char* api, cublasHandle_t handle, std::initializer_list<Operand> inputs,
+                              float* result, bool empty, Compute compute) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (result == nullptr) return invalid(api, "result must not be null");
+  const Operand none{nullptr, nullptr, nullptr};
+  std::vector<Operand> operands;
+  if (!empty) operands.assign(inputs.begin(), inputs.end());
+  const bool device_result = h.pointer_mode == CUBLAS_POINTER_MODE_DEVICE;
+  const Operand out = device_result ? scalar("result", result) : none;
+  const Operand in0 = operands.size() > 0 ? operands[0] : none;
+  const Operand in1 = operands.size() > 1 ? operands[1] : none;
+  return submit(api, h, {in0, in1, out},
+                [=] { *result = empty ? 0.0f : compute(); }, !device_result);
+}
+
+}  // namespace
+}  // namespace cudasim::detail
+
+using namespace cudasim::detail;
+
+cublasStatus_t cublasCreate(cublasHandle_t* handle) {
+  if (handle == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  auto* context = new cublasContext;
+  std::lock_guard<std::mutex> lock(handles_mutex);
+  live_handles.insert(context);
+  *handle = context;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t handle) {
+  {
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    if (handle == nullptr || live_handles.erase(handle) == 0) return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
+  synchronize_all_streams();  // cublasDestroy implicitly synchronises the device
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(handles_mutex);
+  if (handle == nullptr || live_handles.count(handle) == 0) return CUBLAS_STATUS_NOT_INITIALIZED;
+  handle->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (stream == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *stream = h.stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode) {
+  std::lock_guard<std::mutex> lock(handles_mutex);
+  if (handle == nullptr || live_handles.count(handle) == 0) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE) return CUBLAS_STATUS_INVALID_VALUE;
+  handle->pointer_mode = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = h.pointer_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+const char* cublasGetStatusName(cublasStatus_t status) {
+  switch (status) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
+}
+
+const char* cublasGetStatusString(cublasStatus_t status) {
+  switch (status) {
+    case CUBLAS_STATUS_SUCCESS: return "success";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "an absent device architectural feature is required";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "an access to GPU memory space failed";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "the GPU program failed to execute";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "an internal operation failed";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "the functionality requested requires some license";
+  }
+  return "unknown error";
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                           int m, int n, int k, const float* alpha, const float* A, int lda,
+                           const float* B, int ldb, const float* beta, float* C, int ldc) {
+  return gemm_call<float>("cublasSgemm", handle, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb,
+                          0, beta, C, ldc, 0, 1);
+}
+
+cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                           int m, int n, int k, const double* alpha, const double* A, int lda,
+                           const double* B, int ldb, const double* beta, double* C, int ldc) {
+  return gemm_call<double>("cublasDgemm", handle, transa, transb, m, n, k, alpha, A, lda, 0, B,
+                           ldb, 0, beta, C, ldc, 0, 1);
+}
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const float* alpha, const float* A, int lda,
+                                         long long int strideA, const float* B, int ldb,
+                                         long long int strideB, const float* beta, float* C,
+                                         int ldc, long long int strideC, int batchCount) {
+  return gemm_call<float>("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A,
+                          lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                           const float* alpha, const float* A, int lda, const float* x, int incx,
+                           const float* beta, float* y, int incy) {
+  const char* api = "cublasSgemv";
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!valid_operation(trans))
+    return invalid(api, format_string("trans must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C (got %d)", trans));
+  if (m < 0 || n < 0) return invalid(api, format_string("m=%d, n=%d must not be negative", m, n));
+  if (lda < std::max(1, m)) return invalid(api, format_string("lda=%d is smaller than the m=%d rows of A", lda, m));
+  if (incx == 0 || incy == 0) return invalid(api, "incx and incy must not be 0");
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
+  const Scalar<float> a_scalar = take_scalar(h, alpha), b_scalar = take_scalar(h, beta);
+  const int x_len = trans == CUBLAS_OP_N ? n : m, y_len = trans == CUBLAS_OP_N ? m : n;
+  return submit(api, h,
+                {matrix("A", A, m, n, lda), vector_operand("x", x, x_len, incx), vector_operand("y", y, y_len, incy),
+                 scalar_operand(h, "alpha", alpha), scalar_operand(h, "beta", beta)},
+                [=] {
+                  const float a_value = a_scalar.get(), b_value = b_scalar.get();
+                  if (b_value == 0.0f) {  // y is not read when beta is 0
+                    float* start = incy < 0 ? y + static_cast<long long>(1 - y_len) * incy : y;
+                    for (int i = 0; i < y_len; ++i) start[static_cast<long long>(i) * incy] = 0.0f;
+                  }
+                  cblas_sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, x, incx,
+                              b_value, y, incy);
+                });
+}
+
+cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float* alpha, const float* x, int incx,
+                           float* y, int incy) {
+  const char* api = "cublasSaxpy";
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr) return invalid(api, "alpha must not be null");
+  const Scalar<float> a_scalar = take_scalar(h, alpha);
+  return submit(api, h,
+                {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy), scalar_operand(h, "alpha", alpha)},
+                [=] { cblas_saxpy(n, a_scalar.get(), x, incx, y, incy); });
+}
+
+cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx) {
+  const char* api = "cublasSscal";
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr) return invalid(api, "alpha must not be null");
+  const Scalar<float> a_scalar = take_scalar(h, alpha);
+  return submit(api, h, {vector_operand("x", x, n, incx), scalar_operand(h, "alpha", alpha)}, [=] {
+    const float a = a_scalar.get();
+    // Element by element, without a CBLAS special case for alpha == 0.
+    for (int i = 0; i < n; ++i) x[static_cast<long long>(i) * incx] *= a;
+  });
+}
+
+cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float* x, int incx, const float* y,
+                          int incy, float* result) {
+  return reduction_call("cublasSdot", handle, {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy)}, result,
+                        n <= 0, [=] { return cblas_sdot(n, x, incx, y, incy); });
+}
+
+cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
+  return reduction_call("cublasSnrm2", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
+                        [=] { return cblas_snrm2(n, x, incx); });
+}
+
+cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
+  return reduction_call("cublasSasum", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
+                        [=] { return cblas_sasum(n, x, incx); });
+}

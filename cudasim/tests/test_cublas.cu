@@ -1,0 +1,341 @@
+// The cuBLAS subset against naive CPU loops: cublasSgemm/Dgemm for non-square shapes, every
+// transpose combination and padded leading dimensions; strided batched GEMM; GEMV; the level-1
+// routines; pointer modes; ordering with kernels on a stream; argument validation and status
+// names. Column-major throughout, as cuBLAS. Valid CUDA: the same file runs on a GPU.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
+#define ASSERT_CUBLAS(expr) ASSERT_EQ((expr), CUBLAS_STATUS_SUCCESS)
+
+/// A device copy of a host vector, freed on destruction.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(const std::vector<T>& host) : size_(host.size()) {
+    EXPECT_EQ(cudaMalloc(&data_, size_ * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceBuffer() { cudaFree(data_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return data_; }
+  std::vector<T> download() const {
+    std::vector<T> host(size_);
+    EXPECT_EQ(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+
+ private:
+  T* data_ = nullptr;
+  size_t size_;
+};
+
+/// Deterministic values in [-1, 1].
+template <class T>
+std::vector<T> values(size_t n, unsigned seed) {
+  std::vector<T> v(n);
+  unsigned state = seed * 2654435761u + 1;
+  for (T& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<T>(static_cast<int>(state >> 9) % 2001 - 1000) / T(1000);
+  }
+  return v;
+}
+
+class Cublas : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_CUBLAS(cublasCreate(&handle_)); }
+  void TearDown() override { EXPECT_EQ(cublasDestroy(handle_), CUBLAS_STATUS_SUCCESS); }
+  cublasHandle_t handle_ = nullptr;
+};
+
+/// C = alpha op(A) op(B) + beta C on the CPU, column-major.
+template <class T>
+void reference_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const std::vector<T>& a, int lda,
+                    const std::vector<T>& b, int ldb, T beta, std::vector<T>& c, int ldc) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0;
+      for (int p = 0; p < k; ++p) {
+        const T av = ta ? a[p + i * lda] : a[i + p * lda];
+        const T bv = tb ? b[j + p * ldb] : b[p + j * ldb];
+        sum += static_cast<double>(av) * bv;
+      }
+      c[i + j * ldc] = static_cast<T>(alpha * sum + beta * c[i + j * ldc]);
+    }
+}
+
+struct GemmShape { int m, n, k; };
+
+TEST_F(Cublas, SgemmMatchesANaiveLoopForNonSquareShapesAndEveryTranspose) {
+  for (const GemmShape s : {GemmShape{5, 7, 3}, GemmShape{33, 17, 65}, GemmShape{1, 40, 9}}) {
+    for (const cublasOperation_t ta : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+      for (const cublasOperation_t tb : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+        const bool a_t = ta == CUBLAS_OP_T, b_t = tb == CUBLAS_OP_T;
+        const int a_rows = a_t ? s.k : s.m, a_cols = a_t ? s.m : s.k;
+        const int b_rows = b_t ? s.n : s.k, b_cols = b_t ? s.k : s.n;
+        const int lda = a_rows + 2, ldb = b_rows + 1, ldc = s.m + 3;  // padded columns
+        const std::vector<float> a = values<float>(lda * a_cols, 1), b = values<float>(ldb * b_cols, 2);
+        std::vector<float> c = values<float>(ldc * s.n, 3);
+        const float alpha = 1.5f, beta = -0.5f;
+        DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+        ASSERT_CUBLAS(cublasSgemm(handle_, ta, tb, s.m, s.n, s.k, &alpha, d_a.get(), lda, d_b.get(), ldb,
+                                  &beta, d_c.get(), ldc));
+        const std::vector<float> got = d_c.download();
+        reference_gemm(a_t, b_t, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c, ldc);
+        for (int j = 0; j < s.n; ++j)
+          for (int i = 0; i < ldc; ++i)
+            ASSERT_NEAR(got[i + j * ldc], c[i + j * ldc], 1e-4f * (1 + s.k))
+                << "m=" << s.m << " n=" << s.n << " k=" << s.k << " ta=" << ta << " tb=" << tb << " at ("
+                << i << "," << j << ")" << (i >= s.m ? " (padding must stay untouched)" : "");
+      }
+    }
+  }
+}
+
+TEST_F(Cublas, SgemmWithBetaZeroDoesNotReadC) {
+  const int m = 4, n = 3, k = 2;
+  const std::vector<float> a = values<float>(m * k, 4), b = values<float>(k * n, 5);
+  std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+  DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+  const float alpha = 1.0f, beta = 0.0f;
+  ASSERT_CUBLAS(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, d_a.get(), m, d_b.get(), k,
+                            &beta, d_c.get(), m));
+  const std::vector<float> got = d_c.download();
+  std::fill(c.begin(), c.end(), 0.0f);
+  reference_gemm(false, false, m, n, k, alpha, a, m, b, k, 0.0f, c, m);
+  for (int i = 0; i < m * n; ++i) EXPECT_NEAR(got[i], c[i], 1e-5f) << "at " << i;
+}
+
+TEST_F(Cublas, DgemmMatchesANaiveLoop) {
+  const int m = 6, n = 9, k = 4;
+  const std::vector<double> a = values<double>(k * m, 6), b = values<double>(k * n, 7);
+  std::vector<double> c = values<double>(m * n, 8);
+  DeviceBuffer<double> d_a(a), d_b(b), d_c(c);
+  const double alpha = 2.0, beta = 1.0;
+  ASSERT_CUBLAS(cublasDgemm(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, d_a.get(), k, d_b.get(), k,
+                            &beta, d_c.get(), m));
+  const std::vector<double> got = d_c.download();
+  reference_gemm(true, false, m, n, k, alpha, a, k, b, k, beta, c, m);
+  for (int i = 0; i < m * n; ++i) EXPECT_NEAR(got[i], c[i], 1e-12) << "at " << i;
+}
+
+TEST_F(Cublas, SgemmStridedBatchedMultipliesEachBatchIndependently) {
+  const int m = 3, n = 5, k = 4, batches = 3;
+  const long long stride_a = m * k + 1, stride_b = k * n, stride_c = m * n + 2;
+  const std::vector<float> a = values<float>(stride_a * batches, 9), b = values<float>(stride_b * batches, 10);
+  std::vector<float> c = values<float>(stride_c * batches, 11);
+  DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+  const float alpha = 1.0f, beta = 2.0f;
+  ASSERT_CUBLAS(cublasSgemmStridedBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, d_a.get(), m,
+                                          stride_a, d_b.get(), k, stride_b, &beta, d_c.get(), m, stride_c,
+                                          batches));
+  const std::vector<float> got = d_c.download();
+  for (int batch = 0; batch < batches; ++batch) {
+    std::vector<float> a_i(a.begin() + batch * stride_a, a.begin() + batch * stride_a + m * k);
+    std::vector<float> b_i(b.begin() + batch * stride_b, b.begin() + batch * stride_b + k * n);
+    std::vector<float> c_i(c.begin() + batch * stride_c, c.begin() + batch * stride_c + m * n);
+    reference_gemm(false, false, m, n, k, alpha, a_i, m, b_i, k, beta, c_i, m);
+    for (int i = 0; i < m * n; ++i) EXPECT_NEAR(got[batch * stride_c + i], c_i[i], 1e-5f) << "batch " << batch;
+  }
+}
+
+TEST_F(Cublas, SgemvComputesAlphaOpAXPlusBetaY) {
+  const int m = 7, n = 5, lda = 9;
+  const std::vector<float> a = values<float>(lda * n, 12);
+  for (const cublasOperation_t op : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+    const int x_len = op == CUBLAS_OP_N ? n : m, y_len = op == CUBLAS_OP_N ? m : n;
+    const std::vector<float> x = values<float>(x_len, 13);
+    std::vector<float> y = values<float>(y_len, 14);
+    DeviceBuffer<float> d_a(a), d_x(x), d_y(y);
+    const float alpha = 0.75f, beta = 1.25f;
+    ASSERT_CUBLAS(cublasSgemv(handle_, op, m, n, &alpha, d_a.get(), lda, d_x.get(), 1, &beta, d_y.get(), 1));
+    const std::vector<float> got = d_y.download();
+    for (int i = 0; i < y_len; ++i) {
+      double sum = 0;
+      for (int p = 0; p < x_len; ++p) sum += (op == CUBLAS_OP_N ? a[i + p * lda] : a[p + i * lda]) * x[p];
+      EXPECT_NEAR(got[i], alpha * sum + beta * y[i], 1e-5) << "op " << op << " at " << i;
+    }
+  }
+}
+
+TEST_F(Cublas, SdotSumsTheProductsIntoAHostResult) {
+  const int n = 1000;
+  const std::vector<float> x = values<float>(n, 15), y = values<float>(n, 16);
+  DeviceBuffer<float> d_x(x), d_y(y);
+  double expected = 0;
+  for (int i = 0; i < n; ++i) expected += static_cast<double>(x[i]) * y[i];
+  float result = 0;
+  ASSERT_CUBLAS(cublasSdot(handle_, n, d_x.get(), 1, d_y.get(), 1, &result));
+  EXPECT_NEAR(result, expected, 1e-3);
+
+  // Every other element of x against the first half of y.
+  double strided = 0;
+  for (int i = 0; i < n / 2; ++i) strided += static_cast<double>(x[2 * i]) * y[i];
+  ASSERT_CUBLAS(cublasSdot(handle_, n / 2, d_x.get(), 2, d_y.get(), 1, &result));
+  EXPECT_NEAR(result, strided, 1e-3);
+
+  result = 99;
+  ASSERT_CUBLAS(cublasSdot(handle_, 0, d_x.get(), 1, d_y.get(), 1, &result));
+  EXPECT_EQ(result, 0.0f);
+}
+
+TEST_F(Cublas, SdotInDevicePointerModeWritesADeviceResult) {
+  const int n = 64;
+  const std::vector<float> x(n, 2.0f), y(n, 0.5f);
+  DeviceBuffer<float> d_x(x), d_y(y), d_result(std::vector<float>(1, 0.0f));
+  ASSERT_CUBLAS(cublasSetPointerMode(handle_, CUBLAS_POINTER_MODE_DEVICE));
+  cublasPointerMode_t mode;
+  ASSERT_CUBLAS(cublasGetPointerMode(handle_, &mode));
+  EXPECT_EQ(mode, CUBLAS_POINTER_MODE_DEVICE);
+  ASSERT_CUBLAS(cublasSdot(handle_, n, d_x.get(), 1, d_y.get(), 1, d_result.get()));
+  EXPECT_EQ(d_result.download()[0], 64.0f);
+  ASSERT_CUBLAS(cublasSetPointerMode(handle_, CUBLAS_POINTER_MODE_HOST));
+}
+
+TEST_F(Cublas, Level1RoutinesMatchTheirDefinitions) {
+  const std::vector<float> x = {3.0f, -4.0f, 12.0f, 0.0f};
+  std::vector<float> y = {1.0f, 1.0f, 1.0f, 1.0f};
+  DeviceBuffer<float> d_x(x), d_y(y);
+  float norm = 0, sum = 0;
+  ASSERT_CUBLAS(cublasSnrm2(handle_, 4, d_x.get(), 1, &norm));
+  EXPECT_NEAR(norm, 13.0f, 1e-5f);
+  ASSERT_CUBLAS(cublasSasum(handle_, 4, d_x.get(), 1, &sum));
+  EXPECT_NEAR(sum, 19.0f, 1e-5f);
+  const float two = 2.0f;
+  ASSERT_CUBLAS(cublasSaxpy(handle_, 4, &two, d_x.get(), 1, d_y.get(), 1));
+  const std::vector<float> axpy = d_y.download();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(axpy[i], 2.0f * x[i] + 1.0f);
+  const float half = 0.5f;
+  ASSERT_CUBLAS(cublasSscal(handle_, 2, &half, d_x.get(), 2));  // elements 0 and 2 only
+  const std::vector<float> scaled = d_x.download();
+  EXPECT_EQ(scaled[0], 1.5f);
+  EXPECT_EQ(scaled[1], -4.0f);
+  EXPECT_EQ(scaled[2], 6.0f);
+  EXPECT_EQ(scaled[3], 0.0f);
+}
+
+__global__ void fill_slowly(float* x, int n, float value) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {  // one late thread makes the whole kernel late
+    const long long start = clock64();
+    while (clock64() - start < 20 * 1000 * 1000) {
+    }
+  }
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = value;
+}
+
+__global__ void add_to_each(float* x, int n, float value) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += value;
+}
+
+TEST_F(Cublas, CallsRunInOrderWithKernelsOnTheHandlesStream) {
+  const int n = 512;
+  cudaStream_t stream;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  ASSERT_CUBLAS(cublasSetStream(handle_, stream));
+  cudaStream_t got_stream = nullptr;
+  ASSERT_CUBLAS(cublasGetStream(handle_, &got_stream));
+  EXPECT_EQ(got_stream, stream);
+
+  DeviceBuffer<float> d_x(std::vector<float>(n, 0.0f));
+  const float three = 3.0f;
+  fill_slowly<<<n / 128, 128, 0, stream>>>(d_x.get(), n, 2.0f);       // x = 2 (late)
+  ASSERT_CUBLAS(cublasSscal(handle_, n, &three, d_x.get(), 1));       // x = 6
+  add_to_each<<<n / 128, 128, 0, stream>>>(d_x.get(), n, 1.0f);       // x = 7
+  float sum = 0;
+  ASSERT_CUBLAS(cublasSasum(handle_, n, d_x.get(), 1, &sum));         // waits for the stream
+  EXPECT_EQ(sum, 7.0f * n);
+  ASSERT_CUDA(cudaStreamSynchronize(stream));
+  const std::vector<float> x = d_x.download();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 7.0f) << "at " << i;
+  ASSERT_CUBLAS(cublasSetStream(handle_, nullptr));
+  ASSERT_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_F(Cublas, InvalidArgumentsReturnInvalidValueAndDoNothing) {
+  std::vector<float> host(64, 1.0f);
+  DeviceBuffer<float> d(host);
+  const float one = 1.0f;
+  float* p = d.get();
+  EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, -1, 2, 2, &one, p, 2, p, 2, &one, p, 2),
+            CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 2, &one, p, 3, p, 2, &one, p, 4),
+            CUBLAS_STATUS_INVALID_VALUE) << "lda < m";
+  EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_T, CUBLAS_OP_N, 4, 2, 3, &one, p, 2, p, 3, &one, p, 4),
+            CUBLAS_STATUS_INVALID_VALUE) << "lda < k for a transposed A";
+  EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_T, 2, 4, 2, &one, p, 2, p, 3, &one, p, 2),
+            CUBLAS_STATUS_INVALID_VALUE) << "ldb < n for a transposed B";
+  EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, p, 2, p, 2, &one, p, 1),
+            CUBLAS_STATUS_INVALID_VALUE) << "ldc < m";
+  EXPECT_EQ(cublasSgemv(handle_, CUBLAS_OP_N, 4, 2, &one, p, 3, p, 1, &one, p, 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgemv(handle_, CUBLAS_OP_N, 2, 2, &one, p, 2, p, 0, &one, p, 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgemmStridedBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, p, 2, 4, p, 2, 4, &one,
+                                      p, 2, 4, -1),
+            CUBLAS_STATUS_INVALID_VALUE);
+  // Zero-sized problems are valid and do nothing.
+  EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &one, p, 1, p, 1, &one, p, 1),
+            CUBLAS_STATUS_SUCCESS);
+  for (float v : d.download()) ASSERT_EQ(v, 1.0f);
+}
+
+TEST(CublasHandles, ANullHandleIsNotInitialized) {
+  float result = 0;
+  const float one = 1.0f;
+  EXPECT_EQ(cublasSdot(nullptr, 0, nullptr, 1, nullptr, 1, &result), CUBLAS_STATUS_NOT_INITIALIZED);
+  EXPECT_EQ(cublasSgemm(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, nullptr, 1, nullptr, 1, &one, nullptr, 1),
+            CUBLAS_STATUS_NOT_INITIALIZED);
+  EXPECT_EQ(cublasSetStream(nullptr, nullptr), CUBLAS_STATUS_NOT_INITIALIZED);
+  EXPECT_EQ(cublasDestroy(nullptr), CUBLAS_STATUS_NOT_INITIALIZED);
+}
+
+TEST(CublasStatus, NamesAndValuesMatchTheToolkit) {
+  EXPECT_EQ(static_cast<int>(CUBLAS_STATUS_NOT_INITIALIZED), 1);
+  EXPECT_EQ(static_cast<int>(CUBLAS_STATUS_INVALID_VALUE), 7);
+  EXPECT_EQ(static_cast<int>(CUBLAS_STATUS_EXECUTION_FAILED), 13);
+  EXPECT_STREQ(cublasGetStatusName(CUBLAS_STATUS_SUCCESS), "CUBLAS_STATUS_SUCCESS");
+  EXPECT_STREQ(cublasGetStatusName(CUBLAS_STATUS_INVALID_VALUE), "CUBLAS_STATUS_INVALID_VALUE");
+  EXPECT_STRNE(cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE), "");
+}
+
+#ifdef CUDASIM
+// Simulator only: on a GPU a host pointer passed to cuBLAS faults the kernel behind the call
+// (cudaErrorIllegalAddress at the next synchronising call); the simulator does the same, and
+// says which operand was not device memory.
+TEST(CublasDiagnostics, AHostPointerOperandFaultsLikeAnIllegalAddress) {
+  {
+    cublasHandle_t handle;
+    ASSERT_CUBLAS(cublasCreate(&handle));
+    std::vector<float> host_a(4, 1.0f);
+    DeviceBuffer<float> d_b(std::vector<float>(4, 1.0f)), d_c(std::vector<float>(4, 0.0f));
+    const float one = 1.0f, zero = 0.0f;
+    testing::internal::CaptureStderr();
+    const cublasStatus_t queued = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, host_a.data(), 2,
+                                              d_b.get(), 2, &zero, d_c.get(), 2);
+    const cudaError_t synced = cudaDeviceSynchronize();
+    const std::string report = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(queued, CUBLAS_STATUS_SUCCESS) << "the call is asynchronous; the fault comes later";
+    EXPECT_EQ(synced, cudaErrorIllegalAddress);
+    EXPECT_NE(report.find("cublasSgemm"), std::string::npos) << report;
+    EXPECT_NE(report.find("A ("), std::string::npos) << report;
+    EXPECT_NE(report.find("not device memory"), std::string::npos) << report;
+    // Later calls fail until the device is reset.
+    EXPECT_EQ(cublasSscal(handle, 4, &one, d_c.get(), 1), CUBLAS_STATUS_EXECUTION_FAILED);
+    EXPECT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
+  }  // buffers freed before the reset
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+  (void)cudaGetLastError();
+}
+#endif  // CUDASIM
+
+}  // namespace

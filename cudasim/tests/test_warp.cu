@@ -1,0 +1,292 @@
+// Warp-level operations: __shfl_sync/_up/_down/_xor with widths 8, 16 and 32, a warp-shuffle
+// reduction, __ballot_sync, __all_sync/__any_sync, __syncwarp, partial warps (blockDim not a
+// multiple of 32) and __reduce_add_sync. Valid CUDA (sm_80+): the same file runs on a GPU.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace {
+
+#define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
+constexpr unsigned kFull = 0xffffffffu;
+
+template <class T>
+std::vector<T> download(const T* device, size_t count) {
+  std::vector<T> host(count);
+  EXPECT_EQ(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+/// Runs `kernel<<<1, threads>>>(out, operand, width)` and returns `threads` ints.
+template <class Kernel>
+std::vector<int> run_one_block(Kernel kernel, int threads, int operand, int width) {
+  int* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, threads * sizeof(int)), cudaSuccess);
+  kernel<<<1, threads>>>(d, operand, width);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<int> h = download(d, threads);
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+  return h;
+}
+
+int lane_value(int t) { return 1000 + 3 * t; }  // what thread t contributes
+
+__global__ void shfl_index(int* out, int src, int width) {
+  const int t = threadIdx.x;
+  out[t] = __shfl_sync(kFull, 1000 + 3 * t, src, width);
+}
+__global__ void shfl_up(int* out, int delta, int width) {
+  const int t = threadIdx.x;
+  out[t] = __shfl_up_sync(kFull, 1000 + 3 * t, delta, width);
+}
+__global__ void shfl_down(int* out, int delta, int width) {
+  const int t = threadIdx.x;
+  out[t] = __shfl_down_sync(kFull, 1000 + 3 * t, delta, width);
+}
+__global__ void shfl_xor(int* out, int lane_mask, int width) {
+  const int t = threadIdx.x;
+  out[t] = __shfl_xor_sync(kFull, 1000 + 3 * t, lane_mask, width);
+}
+
+TEST(WarpShuffle, ShflSyncReadsTheSourceLaneOfItsSegment) {
+  for (int width : {8, 16, 32}) {
+    const std::vector<int> h = run_one_block(shfl_index, 64, 3, width);
+    for (int t = 0; t < 64; ++t) {
+      const int lane = t % 32, warp_base = t - lane;
+      EXPECT_EQ(h[t], lane_value(warp_base + lane / width * width + 3)) << "width " << width << " thread " << t;
+    }
+  }
+}
+
+TEST(WarpShuffle, ShflSyncSourceLaneWrapsModuloWidth) {
+  const std::vector<int> h = run_one_block(shfl_index, 32, 8 + 5, 8);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(h[t], lane_value(t / 8 * 8 + 5)) << "thread " << t;
+}
+
+TEST(WarpShuffle, ShflUpKeepsOwnValueInTheFirstDeltaLanesOfEachSegment) {
+  for (int width : {8, 16, 32}) {
+    const int delta = 2;
+    const std::vector<int> h = run_one_block(shfl_up, 64, delta, width);
+    for (int t = 0; t < 64; ++t) {
+      const int position = t % 32 % width;
+      EXPECT_EQ(h[t], lane_value(position >= delta ? t - delta : t)) << "width " << width << " thread " << t;
+    }
+  }
+}
+
+TEST(WarpShuffle, ShflDownKeepsOwnValueInTheLastDeltaLanesOfEachSegment) {
+  for (int width : {8, 16, 32}) {
+    const int delta = 3;
+    const std::vector<int> h = run_one_block(shfl_down, 64, delta, width);
+    for (int t = 0; t < 64; ++t) {
+      const int position = t % 32 % width;
+      EXPECT_EQ(h[t], lane_value(position + delta < width ? t + delta : t)) << "width " << width << " thread " << t;
+    }
+  }
+}
+
+TEST(WarpShuffle, ShflXorExchangesWithTheButterflyPartner) {
+  for (int width : {8, 16, 32}) {
+    for (int lane_mask : {1, 4, width / 2}) {
+      const std::vector<int> h = run_one_block(shfl_xor, 64, lane_mask, width);
+      for (int t = 0; t < 64; ++t)
+        EXPECT_EQ(h[t], lane_value(t ^ lane_mask)) << "width " << width << " mask " << lane_mask << " thread " << t;
+    }
+  }
+}
+
+__global__ void shfl_double(double* out) {
+  const double mine = 0.5 + threadIdx.x;
+  out[threadIdx.x] = __shfl_xor_sync(kFull, mine, 1);
+}
+
+TEST(WarpShuffle, ShufflesMoveEightByteValues) {
+  double* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 32 * sizeof(double)));
+  shfl_double<<<1, 32>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<double> h = download(d, 32);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(h[t], 0.5 + (t ^ 1));
+  ASSERT_CUDA(cudaFree(d));
+}
+
+// ---- reductions --------------------------------------------------------------------------------
+
+__device__ float warp_sum_down(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFull, v, offset);
+  return v;  // complete in lane 0 only
+}
+__device__ float warp_sum_xor(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(kFull, v, offset);
+  return v;  // complete in every lane
+}
+
+__global__ void warp_sums(const float* in, float* lane0_sums, float* all_lanes_sums) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float down = warp_sum_down(in[i]);
+  const float butterfly = warp_sum_xor(in[i]);
+  if (threadIdx.x % 32 == 0) lane0_sums[i / 32] = down;
+  all_lanes_sums[i] = butterfly;
+}
+
+TEST(WarpReduction, ShuffleDownAndButterflySumAWarp) {
+  const int n = 4 * 128;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
+  float *d_in, *d_lane0, *d_all;
+  ASSERT_CUDA(cudaMalloc(&d_in, n * sizeof(float)));
+  ASSERT_CUDA(cudaMalloc(&d_lane0, n / 32 * sizeof(float)));
+  ASSERT_CUDA(cudaMalloc(&d_all, n * sizeof(float)));
+  ASSERT_CUDA(cudaMemcpy(d_in, in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  warp_sums<<<4, 128>>>(d_in, d_lane0, d_all);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<float> lane0 = download(d_lane0, n / 32);
+  const std::vector<float> all = download(d_all, n);
+  for (int w = 0; w < n / 32; ++w) {
+    float expected = 0;
+    for (int l = 0; l < 32; ++l) expected += in[w * 32 + l];
+    EXPECT_EQ(lane0[w], expected) << "warp " << w;
+    for (int l = 0; l < 32; ++l) EXPECT_EQ(all[w * 32 + l], expected) << "warp " << w << " lane " << l;
+  }
+  ASSERT_CUDA(cudaFree(d_in));
+  ASSERT_CUDA(cudaFree(d_lane0));
+  ASSERT_CUDA(cudaFree(d_all));
+}
+
+__global__ void reduce_add(unsigned* out) {
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned total = __reduce_add_sync(kFull, lane * 2 + 1);
+  const int signed_total = __reduce_add_sync(kFull, -static_cast<int>(lane));
+  if (lane == 5) {
+    out[2 * (threadIdx.x / 32)] = total;
+    out[2 * (threadIdx.x / 32) + 1] = static_cast<unsigned>(signed_total);
+  }
+}
+
+TEST(WarpReduction, ReduceAddSyncSumsEveryLane) {
+  unsigned* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 4 * sizeof(unsigned)));
+  reduce_add<<<1, 64>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<unsigned> h = download(d, 4);
+  for (int w = 0; w < 2; ++w) {
+    EXPECT_EQ(h[2 * w], 32u * 32u);  // sum of the first 32 odd numbers
+    EXPECT_EQ(static_cast<int>(h[2 * w + 1]), -496);
+  }
+  ASSERT_CUDA(cudaFree(d));
+}
+
+// ---- votes ------------------------------------------------------------------------------------
+
+__global__ void votes(unsigned* out) {
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned ballot = __ballot_sync(kFull, lane % 3 == 0);
+  const int all_small = __all_sync(kFull, lane < 32);
+  const int all_even = __all_sync(kFull, lane % 2 == 0);
+  const int any_seven = __any_sync(kFull, lane == 7);
+  const int any_big = __any_sync(kFull, lane > 40);
+  if (lane == 0) {
+    out[0] = ballot;
+    out[1] = all_small != 0;
+    out[2] = all_even != 0;
+    out[3] = any_seven != 0;
+    out[4] = any_big != 0;
+  }
+}
+
+TEST(WarpVotes, BallotAllAndAnyCombineThePredicatesOfEveryLane) {
+  unsigned* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 5 * sizeof(unsigned)));
+  votes<<<1, 32>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<unsigned> h = download(d, 5);
+  unsigned expected = 0;
+  for (int l = 0; l < 32; l += 3) expected |= 1u << l;
+  EXPECT_EQ(h[0], expected);
+  EXPECT_EQ(h[1], 1u);
+  EXPECT_EQ(h[2], 0u);
+  EXPECT_EQ(h[3], 1u);
+  EXPECT_EQ(h[4], 0u);
+  ASSERT_CUDA(cudaFree(d));
+}
+
+__global__ void ballot_of_subset(unsigned* out) {
+  // Only the even lanes take part; the mask names exactly them.
+  const unsigned lane = threadIdx.x;
+  if (lane % 2 == 0) {
+    const unsigned b = __ballot_sync(0x55555555u, lane % 4 == 0);
+    if (lane == 0) *out = b;
+  }
+}
+
+TEST(WarpVotes, BallotWithAPartialMaskCountsOnlyTheNamedLanes) {
+  unsigned* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, sizeof(unsigned)));
+  ballot_of_subset<<<1, 32>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  EXPECT_EQ(download(d, 1)[0], 0x11111111u);
+  ASSERT_CUDA(cudaFree(d));
+}
+
+// ---- __syncwarp ---------------------------------------------------------------------------------
+
+__global__ void syncwarp_exchange(int* out) {
+  __shared__ int slots[64];
+  const int t = threadIdx.x;
+  const int warp_base = t / 32 * 32;
+  slots[t] = t * t;
+  __syncwarp();
+  out[t] = slots[warp_base + (t + 1) % 32];  // a neighbour in the same warp
+}
+
+TEST(SyncWarp, LanesSeeEachOthersSharedWritesAfterSyncwarp) {
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
+  syncwarp_exchange<<<1, 64>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<int> h = download(d, 64);
+  for (int t = 0; t < 64; ++t) {
+    const int n = t / 32 * 32 + (t + 1) % 32;
+    EXPECT_EQ(h[t], n * n) << "thread " << t;
+  }
+  ASSERT_CUDA(cudaFree(d));
+}
+
+// ---- partial warps ----------------------------------------------------------------------------
+
+// blockDim.x = 40: warp 1 has 8 lanes. Lanes that do not exist do not take part.
+__global__ void partial_warp(unsigned* out) {
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned lanes_here = min(32u, blockDim.x - warp * 32);
+  const unsigned mask = lanes_here == 32 ? kFull : (1u << lanes_here) - 1;
+  const unsigned ballot = __ballot_sync(mask, 1);
+  const unsigned sum = __reduce_add_sync(mask, lane + 1);
+  unsigned shuffled = lane;
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    const unsigned other = __shfl_down_sync(mask, shuffled, offset);
+    if (lane + offset < lanes_here) shuffled += other;
+  }
+  if (lane == 0) {
+    out[3 * warp] = ballot;
+    out[3 * warp + 1] = sum;
+    out[3 * warp + 2] = shuffled;
+  }
+}
+
+TEST(PartialWarps, TheLastWarpOfABlockHasOnlyTheRemainingLanes) {
+  unsigned* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 6 * sizeof(unsigned)));
+  partial_warp<<<1, 40>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<unsigned> h = download(d, 6);
+  EXPECT_EQ(h[0], kFull);
+  EXPECT_EQ(h[1], 32u * 33u / 2);
+  EXPECT_EQ(h[2], 31u * 32u / 2);
+  EXPECT_EQ(h[3], 0xffu);
+  EXPECT_EQ(h[4], 8u * 9u / 2);
+  EXPECT_EQ(h[5], 7u * 8u / 2);
+  ASSERT_CUDA(cudaFree(d));
+}
+
+}  // namespace
