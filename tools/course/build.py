@@ -1,0 +1,216 @@
+"""Configure and build one CMake build folder, quietly unless something fails."""
+import os
+import re
+import shutil
+import subprocess
+from typing import Dict, List, Optional, Sequence
+
+from . import ui
+from .backend import Toolchain, gpu_compute_capability
+from .errors import CourseError, FAILURE
+from .manifest import MANIFEST_NAME, Manifest, load_manifest
+
+# Folders never searched for CMake inputs when deciding whether a build is stale.
+STAMP_NAME = "course_configured.stamp"
+_SKIP_DIRS = {".git", "build", "__pycache__", ".cache"}
+
+
+def cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def read_cache(build_dir: str) -> Dict[str, str]:
+    """The entries of ``CMakeCache.txt`` as NAME -> value (empty when not configured)."""
+    entries: Dict[str, str] = {}
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line or line[0] in "#/" or "=" not in line:
+                    continue
+                key, value = line.split("=", 1)
+                entries[key.split(":", 1)[0]] = value
+    except FileNotFoundError:
+        pass
+    return entries
+
+
+def newest_cmake_input(root: str) -> float:
+    """The newest modification time among the files that shape the CMake configuration."""
+    newest = 0.0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for name in filenames:
+            if name in ("CMakeLists.txt", "CMakePresets.json") or name.endswith(".cmake"):
+                try:
+                    newest = max(newest, os.path.getmtime(os.path.join(dirpath, name)))
+                except OSError:
+                    pass
+    return newest
+
+
+_NINJA_NOISE = re.compile(r"^(\[\d+/\d+\] |ninja: (build stopped|no work to do)|ninja: Entering directory)")
+
+
+def readable_build_output(text: str) -> str:
+    """Compiler messages without ninja's progress lines and the long command line that
+    follows each "FAILED:" (nothing the compiler said is dropped)."""
+    out = []
+    skip_command = False
+    for line in text.splitlines():
+        if skip_command:
+            skip_command = False
+            continue
+        if line.startswith("FAILED: "):
+            skip_command = True
+            continue
+        if _NINJA_NOISE.match(line):
+            continue
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def failed_outputs(text: str) -> list:
+    """The outputs ninja names in its "FAILED: <output>" lines (empty with make)."""
+    return [line[len("FAILED: "):].strip() for line in text.splitlines() if line.startswith("FAILED: ")]
+
+
+def course_code_failure(text: str, exercise_file: str, executable: str) -> str:
+    """The first failed build step that is not the exercise's own (compiling or rewriting its
+    .cu file, or linking its test program): a break in the course's code (simulator, tests),
+    which must not be charged to the student. "" when every failure is the exercise's."""
+    for output in failed_outputs(text):
+        outputs = output.split()
+        if any(exercise_file in o for o in outputs):
+            continue
+        if any(os.path.basename(o) == os.path.basename(executable) for o in outputs):
+            continue
+        return output
+    return ""
+
+
+class BuildOutcome:
+    def __init__(self, ok: bool, output: str):
+        self.ok = ok
+        self.output = output
+
+
+class BuildDir:
+    """One build folder: ``build/sim``, ``build/selftest-sim``, ``build/grade-sim/<hash>``."""
+
+    def __init__(self, root: str, path: str, toolchain: Toolchain, definitions: Optional[Dict[str, str]] = None):
+        self.root = root
+        self.path = path
+        self.toolchain = toolchain
+        self.definitions = dict(definitions or {})
+
+    # -- configure ---------------------------------------------------------------------------
+    def backend_definitions(self) -> Dict[str, str]:
+        tc = self.toolchain
+        defs = {"COURSE_BACKEND": tc.backend}
+        if tc.backend == "sim":
+            defs["CMAKE_CXX_COMPILER"] = tc.cxx or "clang++"
+        else:
+            if tc.has_gpu:
+                arch = "native" if tc.cmake_version[:2] >= (3, 24) else (gpu_compute_capability() or "90")
+            else:
+                arch = "90"
+            defs["CMAKE_CUDA_ARCHITECTURES"] = arch
+            if tc.nvcc:
+                defs["CMAKE_CUDA_COMPILER"] = tc.nvcc
+        defs.update(self.definitions)
+        return defs
+
+    def configure_reason(self) -> Optional[str]:
+        """Why the folder must be (re)configured, or None when it is up to date."""
+        cache = read_cache(self.path)
+        if not cache:
+            return "first use"
+        if cache.get("COURSE_BACKEND") != self.toolchain.backend:
+            return "backend changed"
+        manifest = os.path.join(self.path, MANIFEST_NAME)
+        if not os.path.exists(manifest):
+            return "no manifest"
+        for key, value in self.definitions.items():
+            if cache.get(key) != value:
+                return key + " changed"
+        stamp = os.path.join(self.path, STAMP_NAME)
+        if not os.path.exists(stamp):
+            return "not configured by ./course"
+        if newest_cmake_input(self.root) > os.path.getmtime(stamp):
+            return "CMake files changed"
+        return None
+
+    def configure(self, force: bool = False) -> None:
+        reason = "requested" if force else self.configure_reason()
+        if reason is None:
+            return
+        cache = read_cache(self.path)
+        generator = self.toolchain.generator
+        if cache:
+            old_generator = cache.get("CMAKE_GENERATOR")
+            if cache.get("COURSE_BACKEND") != self.toolchain.backend or \
+                    (old_generator and old_generator != generator):
+                # A different backend means different compilers: start from a clean cache.
+                os.remove(os.path.join(self.path, "CMakeCache.txt"))
+                shutil.rmtree(os.path.join(self.path, "CMakeFiles"), ignore_errors=True)
+        os.makedirs(self.path, exist_ok=True)
+        cmd = [self.toolchain.cmake, "-S", self.root, "-B", self.path, "-G", generator]
+        cmd += ["-D%s=%s" % kv for kv in self.backend_definitions().items()]
+        ui.progress("configuring %s (%s backend, %s) ..." % (self.display_path(), self.toolchain.backend, reason), end="")
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                              errors="replace")
+        if proc.returncode != 0:
+            ui.progress(" failed")
+            ui.progress(proc.stdout.rstrip())
+            raise CourseError("CMake could not configure %s (command: %s)" % (self.display_path(), " ".join(cmd)),
+                              FAILURE)
+        # CMake may leave an unchanged manifest untouched, so our own stamp records when.
+        with open(os.path.join(self.path, STAMP_NAME), "w", encoding="utf-8") as f:
+            f.write(" ".join(cmd) + "\n")
+        ui.progress(" ok")
+
+    def manifest(self) -> Manifest:
+        return load_manifest(self.path)
+
+    # -- build -------------------------------------------------------------------------------
+    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
+        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
+        cmd = [self.toolchain.cmake, "--build", self.path, "--parallel", str(jobs or cpu_count())]
+        if targets:
+            cmd += ["--target"] + list(targets)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                              errors="replace")
+        return BuildOutcome(proc.returncode == 0, proc.stdout)
+
+    def build_each(self, targets: List[str], label: Dict[str, str]) -> Dict[str, BuildOutcome]:
+        """Build every target, each on its own so one compile error does not hide the others.
+
+        All targets are tried together first (parallel, and the common case); only when that
+        fails is each one built separately to learn which failed and why."""
+        if not targets:
+            return {}
+        ui.progress("building %d target%s in %s ..." % (len(targets), "" if len(targets) == 1 else "s",
+                                                         self.display_path()), end="")
+        together = self.build(targets)
+        if together.ok:
+            ui.progress(" ok")
+            return {t: BuildOutcome(True, "") for t in targets}
+        ui.progress(" some failed; building each on its own")
+        outcomes = {}
+        for target in targets:
+            ui.progress("  building %s ..." % label.get(target, target), end="")
+            outcome = self.build([target])
+            ui.progress(" ok" if outcome.ok else " FAILED")
+            outcomes[target] = outcome
+        return outcomes
+
+    def display_path(self) -> str:
+        try:
+            rel = os.path.relpath(self.path, self.root)
+        except ValueError:
+            return self.path
+        return self.path if rel.startswith("..") else rel

@@ -1,0 +1,184 @@
+"""Command-line interface of ``./course`` (design.md section 6; a stable interface)."""
+import argparse
+import os
+import sys
+from typing import List, Optional
+
+from .backend import BACKEND_CHOICES
+from .errors import CourseError, USAGE_ERROR
+
+COMMANDS = ("run", "test", "grade", "selftest", "list")
+DESCRIPTION = """\
+The course's command line: builds what it needs on first use, then
+
+  run FILE.cu [ARGS]       compile one complete CUDA program and run it
+  test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/)
+  grade                    the autograder (default submission: exercises/)
+  selftest                 the project's own test suite
+  list                     lessons and exercises with your pass/fail state
+
+Backends: cuda (nvcc and an NVIDIA GPU) or sim (a CPU simulator, any machine);
+auto picks cuda when both nvcc and a GPU are found. Environment: COURSE_BACKEND,
+COURSE_TEST_TIMEOUT (seconds per test program, default 120)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        if self.prog.endswith(" run") and "required" in message and "FILE.cu" in message:
+            message = "run needs the FILE.cu to compile, e.g. ./course run lessons/00-gpu-vs-cpu/hello_threads.cu"
+        sys.stderr.write("course: error: %s (see ./course %s--help)\n"
+                         % (message, self._command_prefix()))
+        sys.exit(USAGE_ERROR)
+
+    def _command_prefix(self) -> str:
+        parts = self.prog.split()
+        return (" ".join(parts[1:]) + " ") if len(parts) > 1 else ""
+
+
+def _backend_option(parser: argparse.ArgumentParser, default) -> None:
+    parser.add_argument("--backend", choices=BACKEND_CHOICES, default=default,
+                        help="cuda, sim or auto (default: $COURSE_BACKEND or auto)")
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(prog="course", description=DESCRIPTION,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    _backend_option(parser, None)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+
+    run = sub.add_parser("run", help="compile one CUDA program and run it",
+                         description="Compile FILE.cu (a complete program with main) for the active backend "
+                                     "and run it with ARGS. Its output and exit status pass through. "
+                                     "Put -- before ARGS to pass --stats to the program itself.")
+    _backend_option(run, argparse.SUPPRESS)
+    run.add_argument("--stats", action="store_true", help="print memory-traffic statistics (simulator)")
+    run.add_argument("file", metavar="FILE.cu")
+    # The program's ARGS are split off before argparse runs (see _split_run_arguments); this
+    # entry only documents them in --help.
+    run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
+
+    test = sub.add_parser("test", help="build and run the tests of your exercises",
+                          description="Build your exercises (exercises/) and run their tests. LESSON is 00 "
+                                      "or 00-gpu-vs-cpu; EXERCISE is a name such as vector_add.")
+    _backend_option(test, argparse.SUPPRESS)
+    test.add_argument("selector", nargs="?", metavar="LESSON[/EXERCISE]")
+
+    grade = sub.add_parser("grade", help="the autograder",
+                           description="Grade a submission (a folder laid out like exercises/).")
+    _backend_option(grade, argparse.SUPPRESS)
+    grade.add_argument("--submission", metavar="DIR", help="the folder to grade (default: exercises/)")
+    grade.add_argument("--lesson", metavar="NN", help="grade one lesson only (00 or 00-gpu-vs-cpu)")
+    grade.add_argument("--format", default="table", choices=("table", "json", "junit", "gradescope"),
+                       help="table (default), json (stdout), junit (stdout) or gradescope (results.json)")
+    grade.add_argument("--out", metavar="DIR",
+                       help="also write results.json (Gradescope's format) here; gradescope's default is .")
+
+    selftest = sub.add_parser("selftest", help="the project's own test suite")
+    _backend_option(selftest, argparse.SUPPRESS)
+
+    lst = sub.add_parser("list", help="lessons and exercises with your pass/fail state")
+    _backend_option(lst, argparse.SUPPRESS)
+    return parser
+
+
+def _split_run_arguments(argv: List[str]) -> (List[str], List[str]):
+    """For ``run``: the part argparse parses (up to and including FILE.cu) and the program's
+    arguments after it, taken verbatim (argparse would treat them as its own options)."""
+    i = 0
+    while i < len(argv):                      # global options before the command
+        if argv[i] == "--backend":
+            i += 2
+        elif argv[i].startswith("-"):
+            i += 1
+        else:
+            break
+    if i >= len(argv) or argv[i] != "run":
+        return argv, []
+    i += 1
+    while i < len(argv):                      # run's own options before FILE.cu
+        if argv[i] == "--backend":
+            i += 2
+        elif argv[i] == "--":
+            # "run -- FILE.cu ARGS": FILE.cu is the next word
+            return argv[:i] + argv[i + 1:i + 2], argv[i + 2:]
+        elif argv[i].startswith("-"):
+            i += 1
+        else:
+            return argv[:i + 1], argv[i + 1:]
+    return argv, []
+
+
+def parse_args(argv: List[str]) -> argparse.Namespace:
+    parser = build_parser()
+    head, program_args = _split_run_arguments(list(argv))
+    args = parser.parse_args(head)
+    if not args.command:
+        parser.error("no command given; choose one of " + ", ".join(COMMANDS))
+    if args.command == "run":
+        from .run_program import split_program_args
+        args.args, stats_after = split_program_args(program_args)
+        args.stats = args.stats or stats_after
+    return args
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    from .session import ROOT, open_session
+    if args.command == "grade":
+        # Argument checks that need no build come first: a typo costs no configure.
+        from .grade import validate_lesson_argument
+        submission = args.submission or os.path.join(ROOT, "exercises")
+        if not os.path.isdir(submission):
+            raise CourseError("submission folder '%s' does not exist" % submission)
+        validate_lesson_argument(ROOT, args.lesson)
+        if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+            raise CourseError("--out %s exists and is not a folder" % args.out)
+    if args.command == "run" and not os.path.isfile(args.file):
+        raise CourseError("no such file: %s" % args.file)
+
+    session = open_session(args.backend)
+    if args.command == "run":
+        from .run_program import run_program
+        return run_program(session, args.file, args.args, args.stats)
+    if args.command == "test":
+        from .student_tests import run_tests
+        return run_tests(session, args.selector)
+    if args.command == "list":
+        from .listing import list_exercises
+        return list_exercises(session)
+    if args.command == "selftest":
+        from .selftest import run_selftest
+        return run_selftest(session)
+    if args.command == "grade":
+        from .grade import grade_submission
+        from .process import memory_limit_from_env, timeout_from_env
+        from .reports import render
+        report = grade_submission(session.root, session.toolchain, submission, args.lesson,
+                                  timeout=timeout_from_env(), memory_bytes=memory_limit_from_env())
+        text, written = render(report, args.format, args.out)
+        if text:
+            print(text)
+        for path in written:
+            sys.stderr.write("wrote %s\n" % path)
+        return 0
+    raise CourseError("unknown command " + args.command)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    # Line-buffered stdout keeps our lines in order with stderr's progress lines in CI logs.
+    try:
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        pass
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        return dispatch(args)
+    except CourseError as exc:
+        sys.stderr.write("course: error: %s\n" % exc.message)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("course: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 1

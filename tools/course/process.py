@@ -1,0 +1,147 @@
+"""Run an untrusted test program: its own process group, a time limit, a memory limit and
+an output cap, with its output optionally echoed as it arrives."""
+import codecs
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, TextIO
+
+try:
+    import resource
+except ImportError:  # not on POSIX; limits are then skipped
+    resource = None  # type: ignore
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MEMORY_BYTES = 4 << 30        # RLIMIT_DATA, not RLIMIT_AS: the simulator reserves address space
+DEFAULT_OUTPUT_CAP = 64 * 1024         # keep the last 64 KiB of a program's output
+
+
+def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
+    value = os.environ.get("COURSE_TEST_TIMEOUT")
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        from .errors import CourseError
+        raise CourseError("COURSE_TEST_TIMEOUT must be a number of seconds, not '%s'" % value)
+    return seconds if seconds > 0 else default
+
+
+def memory_limit_from_env(default: int = DEFAULT_MEMORY_BYTES) -> Optional[int]:
+    """COURSE_MEMORY_LIMIT_MB overrides the memory limit; 0 turns it off."""
+    value = os.environ.get("COURSE_MEMORY_LIMIT_MB")
+    if not value:
+        return default
+    try:
+        mb = int(value)
+    except ValueError:
+        from .errors import CourseError
+        raise CourseError("COURSE_MEMORY_LIMIT_MB must be a whole number of MiB, not '%s'" % value)
+    return mb << 20 if mb > 0 else None
+
+
+@dataclass
+class ProcessResult:
+    returncode: Optional[int]
+    timed_out: bool
+    output: str               # the last ``output_cap`` bytes, decoded
+    output_truncated: bool
+    seconds: float
+    timeout: float
+
+    @property
+    def signal_name(self) -> Optional[str]:
+        """"SIGSEGV" when the program died from a signal (and was not killed for time)."""
+        if self.timed_out or self.returncode is None or self.returncode >= 0:
+            return None
+        try:
+            return signal.Signals(-self.returncode).name
+        except ValueError:
+            return "signal %d" % -self.returncode
+
+    def describe_abnormal_end(self) -> Optional[str]:
+        """None for a normal exit (any exit code), else a short reason."""
+        if self.timed_out:
+            return "timed out after %s s" % _seconds(self.timeout)
+        if self.signal_name:
+            return "crashed (%s)" % self.signal_name
+        return None
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if value == int(value) else "%.1f" % value
+
+
+def _limit_child(memory_bytes: Optional[int]):
+    def apply() -> None:
+        if resource is None:
+            return
+        if memory_bytes:
+            resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))   # no core dumps from crashing student code
+    return apply
+
+
+def run_limited(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT_S,
+                memory_bytes: Optional[int] = None, output_cap: int = DEFAULT_OUTPUT_CAP,
+                env: Optional[Mapping[str, str]] = None, echo: Optional[TextIO] = None) -> ProcessResult:
+    """Run ``argv`` with stdout and stderr merged; kill its whole process group on timeout."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=cwd, env=dict(env) if env is not None else None,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, preexec_fn=_limit_child(memory_bytes))
+    tail = bytearray()
+    truncated = [False]
+
+    def reader() -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        fd = proc.stdout.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            tail.extend(chunk)
+            if len(tail) > output_cap:
+                del tail[:len(tail) - output_cap]
+                truncated[0] = True
+            if echo is not None:
+                echo.write(decoder.decode(chunk))
+                echo.flush()
+        if echo is not None:
+            echo.write(decoder.decode(b"", final=True))
+            echo.flush()
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    except BaseException:
+        _kill_group(proc)
+        raise
+    # Also ends anything the program left running in the background.
+    _kill_group(proc)
+    proc.wait()
+    thread.join(timeout=5)
+    proc.stdout.close()
+    text = bytes(tail).decode("utf-8", errors="replace")
+    if truncated[0]:
+        text = "[... earlier output cut; the last %d KiB follow ...]\n" % (output_cap // 1024) + text
+    return ProcessResult(returncode=proc.returncode, timed_out=timed_out, output=text,
+                         output_truncated=truncated[0], seconds=time.monotonic() - start, timeout=timeout)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

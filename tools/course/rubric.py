@@ -1,0 +1,93 @@
+"""Points per exercise: ``autograder/rubric/<lesson>.ini``, one section per exercise.
+
+    [vector_add]
+    points = 10
+
+A ``[DEFAULT]`` section's ``points`` applies to exercises without their own section; an
+exercise with neither gets DEFAULT_POINTS and a warning."""
+import configparser
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .errors import CourseError
+
+DEFAULT_POINTS = 10.0
+
+
+@dataclass
+class Rubric:
+    lesson: str
+    path: str
+    points: Dict[str, float] = field(default_factory=dict)
+    default: Optional[float] = None
+    exists: bool = True
+
+    def points_for(self, exercise: str) -> float:
+        if exercise in self.points:
+            return self.points[exercise]
+        return self.default if self.default is not None else DEFAULT_POINTS
+
+    def warnings(self, exercises: List[str]) -> List[str]:
+        out = []
+        if not self.exists:
+            out.append("no rubric file %s; every exercise of %s is worth %s points"
+                       % (self.path, self.lesson, _fmt(self.points_for(""))))
+            return out
+        for name in exercises:
+            if name not in self.points and self.default is None:
+                out.append("%s has no [%s] section; it is worth %s points" % (self.path, name, _fmt(DEFAULT_POINTS)))
+        for name in self.points:
+            if name not in exercises:
+                out.append("%s has a section [%s] for an exercise that lesson %s does not have"
+                           % (self.path, name, self.lesson))
+        return out
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if x == int(x) else str(x)
+
+
+def _parse_points(value: str, where: str) -> float:
+    try:
+        points = float(value)
+    except ValueError:
+        raise CourseError("%s: points = '%s' is not a number" % (where, value))
+    if math.isnan(points) or math.isinf(points) or points < 0:
+        raise CourseError("%s: points must be a number >= 0, not '%s'" % (where, value))
+    return points
+
+
+def parse_rubric(text: str, lesson: str, path: str) -> Rubric:
+    parser = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#", ";"))
+    try:
+        parser.read_string(text, source=path)
+    except configparser.Error as exc:
+        raise CourseError("%s is not a valid rubric: %s" % (path, str(exc).splitlines()[0]))
+    rubric = Rubric(lesson=lesson, path=path)
+    if "points" in parser.defaults():
+        rubric.default = _parse_points(parser.defaults()["points"], path + " [DEFAULT]")
+    for section in parser.sections():
+        if not parser.has_option(section, "points"):
+            raise CourseError("%s: section [%s] has no 'points = N' line" % (path, section))
+        rubric.points[section] = _parse_points(parser.get(section, "points"), "%s [%s]" % (path, section))
+    return rubric
+
+
+def load_rubric(root: str, lesson: str) -> Rubric:
+    path = os.path.join(root, "autograder", "rubric", lesson + ".ini")
+    display = os.path.relpath(path, root)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return Rubric(lesson=lesson, path=display, exists=False)
+    return parse_rubric(text, lesson, display)
+
+
+def score(points: float, passed: int, total: int) -> float:
+    """points x passed/total, rounded to hundredths; no tests means no points."""
+    if total <= 0 or passed <= 0:
+        return 0.0
+    return round(points * min(passed, total) / total, 2)

@@ -1,0 +1,164 @@
+"""``./course run FILE.cu [ARGS...]``: compile one complete CUDA program for the active
+backend (recipe: ``<build>/course_run.json``) and run it, passing its output and exit status
+through. Binaries are cached under ``<build>/run-cache/``."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from typing import List
+
+from . import ui
+from .errors import CourseError, FAILURE
+from .manifest import load_build_json
+from .session import Session
+
+RECIPE_NAME = "course_run.json"
+STATS_NOT_READY = "memory-traffic statistics need the simulator's counters (not built yet)"
+_LOCAL_SOURCES = (".h", ".hpp", ".cuh", ".cu", ".inl", ".inc", ".cpp")
+
+
+def split_program_args(args: List[str]) -> (List[str], bool):
+    """Take ``--stats`` out of the arguments after FILE.cu (``--`` ends the scan: what
+    follows it goes to the program unchanged)."""
+    program_args: List[str] = []
+    stats = False
+    for i, arg in enumerate(args):
+        if arg == "--":
+            program_args += args[i + 1:]
+            break
+        if arg == "--stats":
+            stats = True
+        else:
+            program_args.append(arg)
+    return program_args, stats
+
+
+def load_recipe(build_dir: str) -> dict:
+    recipe, path = load_build_json(build_dir, RECIPE_NAME)
+    if not isinstance(recipe, dict) or not recipe.get("compiler"):
+        raise CourseError("%s has no compiler" % path, FAILURE)
+    return recipe
+
+
+def _mtime(path: str) -> str:
+    try:
+        st = os.stat(path)
+        return "%d:%d" % (st.st_mtime_ns, st.st_size)
+    except OSError:
+        return "-"
+
+
+def cache_key(source: str, recipe: dict) -> str:
+    """Source content + recipe + the tools' and libraries' mtimes + the program's
+    neighbouring headers (its quoted #includes) decide whether a cached binary is current."""
+    h = hashlib.sha256()
+    with open(source, "rb") as f:
+        h.update(f.read())
+    h.update(json.dumps(recipe, sort_keys=True).encode("utf-8"))
+    for item in [recipe.get("rewrite_tool") or "", recipe.get("compiler") or ""] + list(recipe.get("link", [])):
+        if os.path.isabs(item):
+            h.update(("%s=%s;" % (item, _mtime(item))).encode("utf-8"))
+    for inc in recipe.get("include_dirs", []):
+        newest = 0
+        for dirpath, _, files in os.walk(inc):
+            for name in files:
+                try:
+                    newest = max(newest, os.stat(os.path.join(dirpath, name)).st_mtime_ns)
+                except OSError:
+                    pass
+        h.update(("%s=%d;" % (inc, newest)).encode("utf-8"))
+    folder = os.path.dirname(source)
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if name.endswith(_LOCAL_SOURCES) and path != source and os.path.isfile(path):
+            h.update(("%s=%s;" % (name, _mtime(path))).encode("utf-8"))
+    return h.hexdigest()[:24]
+
+
+def compile_commands(source: str, recipe: dict, workdir: str, exe: str) -> List[List[str]]:
+    """The commands that turn ``source`` into ``exe``: [rewrite,] compile."""
+    includes = ["-I" + d for d in recipe.get("include_dirs", [])]
+    flags = list(recipe.get("flags", []))
+    link = list(recipe.get("link", []))
+    folder = os.path.dirname(source)
+    rewrite = recipe.get("rewrite_tool")
+    if rewrite:
+        rewritten = os.path.join(workdir, os.path.splitext(os.path.basename(source))[0] + ".sim.cpp")
+        return [[rewrite, source, rewritten],
+                [recipe["compiler"]] + flags + includes + ["-iquote", folder, rewritten] + link + ["-o", exe]]
+    return [[recipe["compiler"]] + flags + includes + [source] + link + ["-o", exe]]
+
+
+def runtime_targets(recipe: dict) -> List[str]:
+    """The build targets behind the recipe's tool and libraries: the recipe's "targets" when
+    it lists them, else the names of the files it points at (libcudasim.a -> cudasim)."""
+    if recipe.get("targets"):
+        return list(recipe["targets"])
+    targets = []
+    for path in [recipe.get("rewrite_tool")] + list(recipe.get("link", [])):
+        if path and os.path.isabs(path) and os.path.dirname(path).startswith(recipe.get("_build_dir", "/")):
+            name = os.path.basename(path)
+            if name.startswith("lib") and name.endswith((".a", ".so")):
+                name = name[3:].rsplit(".", 1)[0]
+            targets.append(name)
+    return targets
+
+
+def _ensure_tools_built(build, recipe: dict) -> None:
+    """Build (or confirm up to date) what the recipe needs: rewrite tool, runtime libraries."""
+    recipe = dict(recipe, _build_dir=build.path)
+    targets = runtime_targets(recipe)
+    needed = [p for p in [recipe.get("rewrite_tool")] + list(recipe.get("link", []))
+              if p and os.path.isabs(p) and p.startswith(build.path)]
+    if not targets and all(os.path.exists(p) for p in needed):
+        return
+    outcome = build.build(targets)
+    if not outcome.ok and targets and not all(os.path.exists(p) for p in needed):
+        outcome = build.build([])          # guessed target names were wrong: build everything
+    if not outcome.ok:
+        ui.progress(outcome.output.rstrip())
+        raise CourseError("could not build the %s runtime that './course run' needs" % recipe.get("backend", ""),
+                          FAILURE)
+    if "no work to do" not in outcome.output:
+        ui.progress("built the %s runtime for ./course run" % recipe.get("backend", ""))
+
+
+def run_program(session: Session, file: str, args: List[str], stats: bool) -> int:
+    source = os.path.abspath(file)
+    if not os.path.isfile(source):
+        raise CourseError("no such file: %s" % file)
+    if not source.endswith((".cu", ".cpp", ".cc", ".cxx")):
+        raise CourseError("%s is not a CUDA source file (expected FILE.cu)" % file)
+    build = session.build_dir()
+    build.configure()
+    recipe = load_recipe(build.path)
+    _ensure_tools_built(build, recipe)
+
+    key = cache_key(source, recipe)
+    cache_dir = os.path.join(build.path, "run-cache", key)
+    exe = os.path.join(cache_dir, os.path.splitext(os.path.basename(source))[0])
+    if not os.path.isfile(exe):
+        work = cache_dir + ".tmp-%d" % os.getpid()
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        tmp_exe = os.path.join(work, os.path.basename(exe))
+        ui.progress("compiling %s (%s backend) ..." % (file, session.backend))
+        for cmd in compile_commands(source, recipe, work, tmp_exe):
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  universal_newlines=True, errors="replace")
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stdout)
+                shutil.rmtree(work, ignore_errors=True)
+                raise CourseError("%s does not compile (see the messages above)" % file, FAILURE)
+            elif proc.stdout.strip():
+                sys.stderr.write(proc.stdout)    # warnings are worth seeing
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        os.replace(work, cache_dir)
+    if stats:
+        ui.progress(STATS_NOT_READY)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(exe, [exe] + list(args))
+    return 0  # not reached

@@ -1,0 +1,75 @@
+"""Backend choice and the prerequisite message."""
+import os
+import unittest
+from unittest import mock
+
+import support
+from course import backend
+from course.errors import CourseError
+
+
+class BackendChoice(unittest.TestCase):
+    def test_explicit_choice_wins_over_the_environment(self):
+        with mock.patch.dict(os.environ, {"COURSE_BACKEND": "cuda"}):
+            self.assertEqual(backend.resolve_backend("sim"), "sim")
+            self.assertEqual(backend.resolve_backend(None), "cuda")
+
+    def test_auto_needs_both_nvcc_and_a_gpu(self):
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("COURSE_BACKEND", None)
+            with mock.patch.object(backend, "find_nvcc", return_value="/usr/local/cuda/bin/nvcc"), \
+                    mock.patch.object(backend, "gpu_names", return_value=()):
+                self.assertEqual(backend.resolve_backend("auto"), "sim")
+            with mock.patch.object(backend, "find_nvcc", return_value=None), \
+                    mock.patch.object(backend, "gpu_names", return_value=("GPU 0: NVIDIA H200",)):
+                self.assertEqual(backend.resolve_backend("auto"), "sim")
+            with mock.patch.object(backend, "find_nvcc", return_value="/usr/bin/nvcc"), \
+                    mock.patch.object(backend, "gpu_names", return_value=("GPU 0: NVIDIA H200",)):
+                self.assertEqual(backend.resolve_backend(None), "cuda")
+
+
+class Prerequisites(unittest.TestCase):
+    def test_one_message_names_every_missing_package(self):
+        with mock.patch("shutil.which", return_value=None), \
+                mock.patch.object(backend, "find_gtest", return_value=None), \
+                mock.patch.object(backend, "find_cblas", return_value=None):
+            with self.assertRaises(CourseError) as ctx:
+                backend.check_prerequisites("sim", support.REPO_ROOT)
+        message = ctx.exception.message
+        self.assertEqual(ctx.exception.exit_code, 2)
+        self.assertEqual(len(message.splitlines()), 1)
+        for package in ("cmake", "ninja-build", "clang", "libgtest-dev", "libopenblas-dev"):
+            self.assertIn(package, message)
+        self.assertIn("apt-get install", message)
+
+    def test_old_cmake_is_reported(self):
+        with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 18, 4)), \
+                mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
+                mock.patch.object(backend, "find_cblas", return_value="/usr/include/cblas.h"):
+            with self.assertRaises(CourseError) as ctx:
+                backend.check_prerequisites("sim", support.REPO_ROOT)
+        self.assertIn("3.22", ctx.exception.message)
+
+    def test_make_replaces_a_missing_ninja(self):
+        def which(name):
+            return None if name == "ninja" else "/usr/bin/" + name
+        with mock.patch("shutil.which", side_effect=which), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
+                mock.patch.object(backend, "find_cblas", return_value="/usr/include/cblas.h"):
+            toolchain = backend.check_prerequisites("sim", support.REPO_ROOT)
+        self.assertEqual(toolchain.generator, "Unix Makefiles")
+
+    def test_cuda_needs_nvcc(self):
+        with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name if name != "nvcc" else None), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
+                mock.patch.object(backend, "find_nvcc", return_value=None):
+            with self.assertRaises(CourseError) as ctx:
+                backend.check_prerequisites("cuda", support.REPO_ROOT)
+        self.assertIn("nvcc", ctx.exception.message)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,96 @@
+"""The grader's preparation: which files of a submission are copied, where it is built."""
+import os
+import tempfile
+import unittest
+
+import support
+from course.errors import CourseError
+from course.grade import copy_submission, grade_build_dir, validate_lesson_argument
+
+
+def touch(path, text="// code\n"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class CopyingASubmission(unittest.TestCase):
+    def test_only_known_files_are_copied(self):
+        known = {"00-gpu-vs-cpu": {"01_vector_add.cu", "02_saxpy.cu"}}
+        with tempfile.TemporaryDirectory() as tmp:
+            sub = os.path.join(tmp, "sub")
+            touch(os.path.join(sub, "00-gpu-vs-cpu", "01_vector_add.cu"), "int mine;\n")
+            touch(os.path.join(sub, "00-gpu-vs-cpu", "99_extra.cu"))
+            touch(os.path.join(sub, "00-gpu-vs-cpu", "notes.txt"))
+            secret = os.path.join(tmp, "secret.cu")
+            touch(secret)
+            os.symlink(secret, os.path.join(sub, "00-gpu-vs-cpu", "02_saxpy.cu"))
+            dest = os.path.join(tmp, "copy")
+            submitted, others = copy_submission(sub, known, dest)
+            self.assertEqual(submitted, {"00-gpu-vs-cpu/01_vector_add.cu"})
+            with open(os.path.join(dest, "00-gpu-vs-cpu", "01_vector_add.cu")) as f:
+                self.assertEqual(f.read(), "int mine;\n")
+            self.assertFalse(os.path.exists(os.path.join(dest, "00-gpu-vs-cpu", "02_saxpy.cu")))
+            self.assertFalse(os.path.exists(os.path.join(dest, "00-gpu-vs-cpu", "99_extra.cu")))
+            self.assertIn("00-gpu-vs-cpu/99_extra.cu", others)
+
+    def test_build_folder_depends_on_the_submission_path(self):
+        a = grade_build_dir("/repo", "sim", "/tmp/a")
+        self.assertEqual(a, grade_build_dir("/repo", "sim", "/tmp/a/"))
+        self.assertNotEqual(a, grade_build_dir("/repo", "sim", "/tmp/b"))
+        self.assertTrue(a.startswith("/repo/build/grade-sim/"))
+
+
+class LessonArgument(unittest.TestCase):
+    def test_known_lesson_forms(self):
+        for text in ("00", "0", "00-gpu-vs-cpu", None):
+            validate_lesson_argument(support.REPO_ROOT, text)
+
+    def test_unknown_lesson(self):
+        with self.assertRaises(CourseError) as ctx:
+            validate_lesson_argument(support.REPO_ROOT, "17")
+        self.assertEqual(ctx.exception.exit_code, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class WhoseBuildFailure(unittest.TestCase):
+    EXE = "/b/exercises/submission/00-gpu-vs-cpu/vector_add_test"
+
+    def test_the_exercise_file_or_its_link_is_the_students(self):
+        from course.build import course_code_failure
+        own = ("FAILED: exercises/CMakeFiles/submission_00_vector_add.dir/cudasim_rewritten/"
+               "submission_00_vector_add/01_vector_add.cu.cpp.o \nerror\n")
+        link = "FAILED: exercises/submission/00-gpu-vs-cpu/vector_add_test \nundefined reference\n"
+        self.assertEqual(course_code_failure(own, "01_vector_add.cu", self.EXE), "")
+        self.assertEqual(course_code_failure(link, "01_vector_add.cu", self.EXE), "")
+
+    def test_a_simulator_or_test_file_is_the_courses(self):
+        from course.build import course_code_failure
+        sim = "[1/9] Building\nFAILED: cudasim/CMakeFiles/cudasim.dir/src/block_scheduler.cpp.o \nerror\n"
+        self.assertIn("block_scheduler", course_code_failure(sim, "01_vector_add.cu", self.EXE))
+        test = "FAILED: CMakeFiles/submission_00_vector_add.dir/autograder/tests/test_vector_add.cpp.o \n"
+        self.assertIn("test_vector_add", course_code_failure(test, "01_vector_add.cu", self.EXE))
+
+
+class CtestSummary(unittest.TestCase):
+    def test_not_run_counts_as_failed(self):
+        from course.selftest import parse_ctest_summary
+        text = """ 1/3 Test #1: a ....   Passed    0.01 sec
+71% tests passed, 2 tests failed out of 7
+
+Total Test time (real) =   0.50 sec
+
+The following tests FAILED:
+\t  2 - solution/00-gpu-vs-cpu/saxpy (Not Run)
+\t  3 - cudasim/rewrite (Failed)
+Errors while running CTest
+"""
+        self.assertEqual(parse_ctest_summary(text), (5, 2, ["solution/00-gpu-vs-cpu/saxpy", "cudasim/rewrite"]))
+
+    def test_all_passed(self):
+        from course.selftest import parse_ctest_summary
+        self.assertEqual(parse_ctest_summary("100% tests passed, 0 tests failed out of 12\n"), (12, 0, []))
+        self.assertIsNone(parse_ctest_summary("No tests were found!!!\n"))

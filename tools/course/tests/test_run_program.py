@@ -1,0 +1,58 @@
+"""./course run: argument split, compile commands from the recipe, the cache key."""
+import os
+import tempfile
+import unittest
+
+import support  # noqa: F401
+from course.run_program import cache_key, compile_commands, runtime_targets, split_program_args
+
+SIM_RECIPE = {"backend": "sim", "rewrite_tool": "/b/cudasim/cudasim_rewrite", "compiler": "/usr/bin/clang++",
+              "flags": ["-std=c++17", "-O2"], "include_dirs": ["/src/cudasim/include", "/src/lessons/common"],
+              "link": ["/b/cudasim/libcudasim.a", "/usr/lib/libopenblas.so", "-pthread"]}
+CUDA_RECIPE = {"backend": "cuda", "rewrite_tool": None, "compiler": "/usr/local/cuda/bin/nvcc",
+               "flags": ["-O2", "-arch=sm_90"], "include_dirs": ["/src/lessons/common"], "link": ["-lcublas"]}
+
+
+class ProgramArguments(unittest.TestCase):
+    def test_split(self):
+        self.assertEqual(split_program_args(["1", "--stats", "2"]), (["1", "2"], True))
+        self.assertEqual(split_program_args(["--", "--stats"]), (["--stats"], False))
+        self.assertEqual(split_program_args([]), ([], False))
+
+
+class Recipes(unittest.TestCase):
+    def test_sim_rewrites_then_compiles_with_iquote(self):
+        rewrite, compile_ = compile_commands("/home/me/prog.cu", SIM_RECIPE, "/cache/w", "/cache/w/prog")
+        self.assertEqual(rewrite, ["/b/cudasim/cudasim_rewrite", "/home/me/prog.cu", "/cache/w/prog.sim.cpp"])
+        self.assertEqual(compile_[0], "/usr/bin/clang++")
+        self.assertIn("-I/src/cudasim/include", compile_)
+        self.assertEqual(compile_[compile_.index("-iquote") + 1], "/home/me")
+        self.assertLess(compile_.index("/cache/w/prog.sim.cpp"), compile_.index("/b/cudasim/libcudasim.a"))
+        self.assertEqual(compile_[-2:], ["-o", "/cache/w/prog"])
+
+    def test_cuda_compiles_in_one_step(self):
+        (only,) = compile_commands("/home/me/prog.cu", CUDA_RECIPE, "/cache/w", "/cache/w/prog")
+        self.assertEqual(only[0], "/usr/local/cuda/bin/nvcc")
+        self.assertIn("/home/me/prog.cu", only)
+        self.assertIn("-lcublas", only)
+
+    def test_runtime_targets_from_file_names(self):
+        recipe = dict(SIM_RECIPE, _build_dir="/b")
+        self.assertEqual(runtime_targets(recipe), ["cudasim_rewrite", "cudasim"])
+        self.assertEqual(runtime_targets(dict(recipe, targets=["x"])), ["x"])
+
+    def test_cache_key_follows_the_source(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "p.cu")
+            with open(path, "w") as f:
+                f.write("int main() { return 0; }\n")
+            first = cache_key(path, CUDA_RECIPE)
+            self.assertEqual(first, cache_key(path, CUDA_RECIPE))
+            self.assertNotEqual(first, cache_key(path, dict(CUDA_RECIPE, flags=["-O0"])))
+            with open(path, "w") as f:
+                f.write("int main() { return 1; }\n")
+            self.assertNotEqual(first, cache_key(path, CUDA_RECIPE))
+
+
+if __name__ == "__main__":
+    unittest.main()
