@@ -10,8 +10,21 @@ set(COURSE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 # sim backend each file is rewritten at build time (chevrons and extern __shared__, line
 # numbers kept with #line) and the result compiles as C++ against the simulator's headers;
 # -iquote keeps the file's own quoted includes working from the build folder.
+# Kernels compiled with these flags count their memory traffic and are checked by memcheck
+# (cudasim/src/instrumentation.cpp): clang calls a hook before every load and store; without
+# vectorisation each element access stays one access. Only clang has these hooks.
+set(COURSE_SIM_INSTRUMENT_FLAGS
+    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -fno-vectorize
+    -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
+
+# course_cuda_sources(target file.cu... [UNINSTRUMENTED])
 function(course_cuda_sources target)
-  foreach(source IN LISTS ARGN)
+  cmake_parse_arguments(CU "UNINSTRUMENTED" "" "" ${ARGN})
+  set(options "")
+  if(NOT CU_UNINSTRUMENTED AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(options ${COURSE_SIM_INSTRUMENT_FLAGS})
+  endif()
+  foreach(source IN LISTS CU_UNPARSED_ARGUMENTS)
     get_filename_component(source "${source}" ABSOLUTE)
     if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
       target_sources(${target} PRIVATE "${source}")
@@ -28,7 +41,7 @@ function(course_cuda_sources target)
         VERBATIM)
       target_sources(${target} PRIVATE "${rewritten}")
       set_source_files_properties("${rewritten}" TARGET_DIRECTORY ${target}
-                                  PROPERTIES COMPILE_OPTIONS "-iquote;${directory}")
+                                  PROPERTIES COMPILE_OPTIONS "-iquote;${directory};${options}")
     endif()
   endforeach()
   if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
@@ -137,7 +150,15 @@ function(course_write_manifest)
   ]
 }
 ")
-  # The recipe for `./course run FILE.cu`: the same compiler and flags as the exercises.
+  # The recipe for `./course run FILE.cu`: the same compiler and flags as the exercises;
+  # `--stats` and `--check` add the instrumentation flags.
+  set(_course_instrument_json "")
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    foreach(flag IN LISTS COURSE_SIM_INSTRUMENT_FLAGS)
+      list(APPEND _course_instrument_json "\"${flag}\"")
+    endforeach()
+    list(JOIN _course_instrument_json ", " _course_instrument_json)
+  endif()
   if(COURSE_BACKEND_RESOLVED STREQUAL "sim")
     file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course_run.json" CONTENT
 "{
@@ -146,6 +167,7 @@ function(course_write_manifest)
   \"rewrite_tool\": \"$<TARGET_FILE:cudasim_rewrite>\",
   \"compiler\": \"${CMAKE_CXX_COMPILER}\",
   \"flags\": [\"-std=c++17\", \"-O2\", \"-g\", \"-pthread\"],
+  \"instrument_flags\": [${_course_instrument_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
   \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"${CUDASIM_BLAS_LINK}\", \"-pthread\", \"-ldl\"]
 }

@@ -9,3 +9,4 @@
 #include "cudasim/execution.hpp"
 #include "cudasim/device_functions.hpp"
 #include "cudasim/runtime_api.hpp"
+#include "cudasim/stats.hpp"

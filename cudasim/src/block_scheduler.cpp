@@ -19,6 +19,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,6 @@ namespace cudasim::detail {
 namespace {
 
 constexpr unsigned kWarpSize = 32;
-constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;  // H100's opt-in maximum, rounded up
 
 std::size_t fiber_stack_bytes() {
   static const std::size_t bytes = [] {
@@ -139,6 +139,7 @@ struct BlockRun {
   // Result of the barrier most recently released; read by each thread as it resumes.
   int barrier_count = 0;
   int barrier_participants = 0;
+  unsigned barriers_released = 0;
   bool faulted = false;
 };
 
@@ -226,6 +227,12 @@ bool has_exited(const BlockRun& b, unsigned t) {
 
 void resolve_waiting(BlockRun& b);
 
+/// Tells the memory instrumentation which stack the next thread runs on (its locals are not
+/// memory traffic).
+void note_stack(Fiber* fiber) {
+  instrumentation_set_stack(fiber->stack->top() - fiber_stack_bytes(), fiber->stack->top());
+}
+
 /// The fiber to run next in this block (threadIdx already set for it), or null when nothing can
 /// run now: released threads first, in release order, then a new fiber for the next thread that
 /// has not started.
@@ -239,11 +246,13 @@ Fiber* pick_next(Worker& w, BlockRun& b) {
     ThreadSlot& s = b.slots[t];
     s.wait = WaitKind::None;
     threadIdx = s.index;
+    note_stack(s.fiber);
     return s.fiber;
   }
   if (b.cursor.has_unstarted()) {
     Fiber* fiber = acquire_fiber(w);
     b.fibers.push_back(fiber);
+    note_stack(fiber);
     return fiber;
   }
   return nullptr;
@@ -284,6 +293,8 @@ void fiber_main(void* argument) {
     BlockRun& b = *w.block;
     try {
       b.launch->kernel->run_threads(b.cursor);
+    } catch (const KernelFault& fault) {
+      fault_current_thread(w, fault.error, fault.message);
     } catch (const KernelTrap& trap) {
       fault_current_thread(w, cudaErrorLaunchFailure, trap.what);
     } catch (const std::exception& e) {
@@ -395,6 +406,14 @@ void resolve_waiting(BlockRun& b) {
     }
     b.barrier_count = count;
     b.barrier_participants = static_cast<int>(b.barrier_waiters.size());
+    if (shuffle_enabled()) {
+      // A different but reproducible order of threads after each barrier, so that code that
+      // is only right for one order (a missing barrier, a race) shows up.
+      std::mt19937 order(shuffle_seed() ^ (b.block_index.x * 0x9e3779b9u) ^ (b.block_index.y << 16) ^
+                         (++b.barriers_released * 0x85ebca6bu));
+      std::shuffle(b.barrier_waiters.begin(), b.barrier_waiters.end(), order);
+    }
+    instrumentation_barrier_released();
     b.runnable.swap(b.barrier_waiters);
     b.runnable_head = 0;
     b.barrier_waiters.clear();
@@ -487,6 +506,7 @@ bool run_block(LaunchState& launch, unsigned long long linear_block) {
   gridDim = grid;
   w.block = &b;
   running_thread().launch = &launch;
+  instrumentation_begin_block(launch, &b);
 
   // The first fiber runs threads in a plain loop; fibers hand over to each other from then on
   // and come back here only when the block is finished or has faulted.
@@ -495,6 +515,7 @@ bool run_block(LaunchState& launch, unsigned long long linear_block) {
   switch_context(w.scheduler_context, first->context);
   w.current = nullptr;
 
+  instrumentation_end_block(launch);
   w.block = nullptr;
   running_thread().launch = nullptr;
   for (Fiber* f : b.fibers) w.idle_fibers.push_back(f);
@@ -629,6 +650,3 @@ unsigned __activemask() {
   return mask;
 }
 
-void* cudasim::dynamic_shared_memory() noexcept {
-  return cudasim::detail::dynamic_shared_memory_of_this_thread();
-}

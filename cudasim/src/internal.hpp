@@ -26,6 +26,16 @@ std::string format_string(const char* format, ...) __attribute__((format(printf,
 // ---- the modelled device (device.cpp) ----------------------------------------------------------
 const cudaDeviceProp& device_properties();
 constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
+/// Size of each worker's dynamic shared memory buffer: the H100's opt-in maximum, rounded up.
+constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;
+void* dynamic_shared_memory_of_this_thread();
+
+/// A fault found by the simulator inside a kernel thread (memcheck, racecheck): ends the
+/// launch with `error`, reported with kernel, block and thread.
+struct KernelFault {
+  cudaError_t error;
+  std::string message;
+};
 
 // ---- memory (memory.cpp) -------------------------------------------------------------------------
 struct AllocationInfo {
@@ -39,14 +49,57 @@ bool is_device_pointer(const void* pointer);
 /// The live allocation that contains `pointer`, or the nearest one, for diagnostics.
 bool describe_device_address(const void* pointer, std::string& description);
 void free_all_device_memory();
+/// The live allocation containing [pointer, pointer + bytes), if any (for memcheck).
+bool find_live_allocation(const void* pointer, AllocationInfo& info);
+/// The live allocation that starts at or before `pointer` (or after it, when none does).
+bool find_nearest_allocation(const void* pointer, AllocationInfo& info);
+/// A freed allocation that contained `pointer` (for use-after-free reports).
+bool find_freed_allocation(const void* pointer, AllocationInfo& info);
+/// The reserved address range of device memory.
+void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end);
+bool is_pinned_host_pointer(const void* pointer);
 
 // ---- launches (launch.cpp / block_scheduler.cpp) ------------------------------------------------
 /// Everything a running grid needs; shared by the workers that run its blocks.
+/// Memory traffic of a launch, summed over its blocks (each worker adds its block's figures
+/// when the block ends).
+struct TrafficCounters {
+  std::atomic<std::uint64_t> global_load{0}, global_store{0}, shared_load{0}, shared_store{0},
+      atomics{0}, host_access{0};
+};
+
 struct LaunchState {
   LaunchConfig config;
   std::shared_ptr<const KernelInstance> kernel;
   std::atomic<bool> failed{false};
+  TrafficCounters traffic;
 };
+
+// ---- instrumentation (instrumentation.cpp) ---------------------------------------------------
+/// Per-thread counters of the block being run, added to the launch at its end.
+struct BlockTraffic {
+  std::uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0,
+                atomics = 0, host_access = 0;
+};
+
+/// Called by the block scheduler: a block starts / ends on this OS thread, and the stack the
+/// running thread uses (its fiber's) changed.
+void instrumentation_begin_block(LaunchState& launch, const void* native_stack_hint);
+void instrumentation_end_block(LaunchState& launch);
+void instrumentation_set_stack(const void* low, const void* high);
+/// Called when a barrier releases: racecheck's access maps start a new interval.
+void instrumentation_barrier_released();
+/// Which checks are on (from CUDASIM_CHECK): races between barriers, shuffled thread order.
+bool racecheck_enabled();
+bool instrumentation_present();
+bool shuffle_enabled();
+unsigned shuffle_seed();
+
+// ---- statistics (stats.cpp) --------------------------------------------------------------------
+/// Records a finished launch's figures for the stats API and the exit report.
+void record_launch_stats(const LaunchState& launch);
+void record_transfer(cudaMemcpyKind direction, std::size_t bytes);
+void record_memset(std::size_t bytes);
 
 /// Runs one block of a launch to completion on the calling OS thread. Returns false if the
 /// block faulted (the fault is already reported and recorded).

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
+#include <vector>
 
 #include "internal.hpp"
 
@@ -118,14 +118,36 @@ class Arena {
     return used_;
   }
 
+  bool find_freed(const void* p, AllocationInfo& info) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    for (auto it = freed_.rbegin(); it != freed_.rend(); ++it)
+      if (address >= it->begin && address < it->begin + std::max<std::size_t>(it->size, 1)) {
+        info = *it;
+        return true;
+      }
+    return false;
+  }
+
+  void range(std::uintptr_t& begin, std::uintptr_t& end) const {
+    begin = reinterpret_cast<std::uintptr_t>(begin_);
+    end = reinterpret_cast<std::uintptr_t>(end_);
+  }
+
  private:
   void release(std::map<std::uintptr_t, Allocation>::iterator it) {
     void* p = reinterpret_cast<void*>(it->first);
     madvise(p, it->second.mapped, MADV_DONTNEED);  // give the memory back
     mprotect(p, it->second.mapped, PROT_NONE);     // and make use-after-free fault
     used_ -= it->second.mapped;
+    // Remember recent frees so that a later access can be named as a use after free.
+    if (freed_.size() == kFreedRemembered) freed_.erase(freed_.begin());
+    freed_.push_back({it->first, it->second.size, it->second.file, it->second.line});
     live_.erase(it);
   }
+
+  static constexpr std::size_t kFreedRemembered = 256;
+  std::vector<AllocationInfo> freed_;
 
   mutable std::mutex mutex_;
   char* begin_ = nullptr;
@@ -228,6 +250,26 @@ bool describe_device_address(const void* pointer, std::string& description) {
 }
 
 void free_all_device_memory() { arena().free_all(); }
+
+bool find_live_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, false); }
+
+bool find_freed_allocation(const void* pointer, AllocationInfo& info) { return arena().find_freed(pointer, info); }
+
+bool find_nearest_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, true); }
+
+void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end) { arena().range(begin, end); }
+
+bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
+
+namespace {
+cudaMemcpyKind actual_direction(const void* dst, const void* src) {
+  const bool d = is_device_pointer(dst), s = is_device_pointer(src);
+  if (d && s) return cudaMemcpyDeviceToDevice;
+  if (d) return cudaMemcpyHostToDevice;
+  if (s) return cudaMemcpyDeviceToHost;
+  return cudaMemcpyHostToHost;
+}
+}  // namespace
 
 }  // namespace cudasim::detail
 
@@ -338,6 +380,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   const void* host_side = is_device_pointer(dst) ? src : dst;
   const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
   auto copy = [=] { std::memcpy(dst, src, count); };
+  record_transfer(actual_direction(dst, src), count);
   return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy));
 }
 
@@ -346,6 +389,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
+  record_transfer(actual_direction(dst, src), count);
   run_synchronously(nullptr, [=] { if (count) std::memcpy(dst, src, count); });
   return record_error(sticky_error());
 }
@@ -360,6 +404,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   cudaError_t valid = check_copy(dst, src, std::min(dst_span, src_span), kind, "cudaMemcpy2D");
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  record_transfer(actual_direction(dst, src), width * height);
   run_synchronously(nullptr, [=] {
     for (std::size_t row = 0; row < height; ++row)
       std::memcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
@@ -377,6 +422,7 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
     return record_error(cudaErrorInvalidValue);
   }
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  record_memset(count);
   return record_error(enqueue(stream, [=] { std::memset(ptr, value, count); }));
 }
 

@@ -321,6 +321,7 @@ void run_grid(const std::shared_ptr<LaunchState>& launch) {
   const dim3 g = launch->config.grid;
   job->total_blocks = static_cast<unsigned long long>(g.x) * g.y * g.z;
   pool().run(job);
+  record_launch_stats(*launch);
 }
 
 void synchronize_all_streams() {

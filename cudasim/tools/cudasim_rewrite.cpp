@@ -18,10 +18,14 @@
 //     found before `<<<` (e.g. `(*table[i])<<<...>>>`), the launch goes through the function
 //     pointer alone: `* ::cudasim::launch("kernel", `.
 //   * Dynamic shared memory. `extern __shared__ T name[];` declares an array whose size is
-//     chosen at launch time. It becomes `static thread_local T* const name =
-//     reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());`. Every worker OS thread keeps
-//     its block's dynamic shared buffer at one fixed address, so a per-thread pointer that is
-//     initialised once stays valid, at function scope and at namespace scope alike.
+//     chosen at launch time. Inside a function it becomes a local pointer,
+//     `T* const name = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());`. At namespace
+//     scope it becomes `static thread_local T* const name = reinterpret_cast<T*>(
+//     ::cudasim::dynamic_shared_memory(&name));`: every worker OS thread keeps its block's
+//     dynamic shared buffer at one fixed address, so a per-thread pointer initialised once
+//     stays valid, and passing the pointer's own address lets the simulator's memory counters
+//     tell loads of the pointer from loads of shared memory. The local form is preferred where
+//     it is allowed because it needs no thread-local variable (and no initialisation guard).
 //   * `static __shared__`. The shim defines `__shared__` as `static thread_local`, so an
 //     explicit `static` would be repeated; it is dropped.
 //
@@ -544,7 +548,8 @@ std::size_t endOfParenthesized(const Source& source, std::size_t openPos) {
 // If an `extern __shared__ TYPE NAME[];` declaration starts at `externPos` (the word extern),
 // returns the edit replacing it. Anything else (a sized array, several declarators, a comment
 // inside the declaration) is left for the compiler to judge.
-std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::size_t externPos) {
+std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::size_t externPos,
+                                                    bool insideFunction) {
     std::size_t pos = source.skipBlanksForward(source.wordEnd(externPos));
     if (!source.isWordStart(pos) || source.wordAt(pos) != "__shared__") return std::nullopt;
     pos = source.skipBlanksForward(source.wordEnd(pos));
@@ -593,8 +598,11 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
     const std::string name = source.text().substr(nameBegin, nameEnd - nameBegin);
 
     const std::size_t declarationEnd = semicolon + 1;
-    std::string replacement = "static thread_local " + type + "* const " + name + " = reinterpret_cast<" + type +
-                              "*>(::cudasim::dynamic_shared_memory());";
+    std::string replacement =
+        insideFunction ? type + "* const " + name + " = reinterpret_cast<" + type +
+                             "*>(::cudasim::dynamic_shared_memory());"
+                       : "static thread_local " + type + "* const " + name + " = reinterpret_cast<" + type +
+                             "*>(::cudasim::dynamic_shared_memory(&" + name + "));";
     replacement += source.lineBreaksIn(externPos, declarationEnd);
     return Edit{externPos, declarationEnd, std::move(replacement)};
 }
@@ -603,18 +611,60 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 // The whole rewrite
 // ---------------------------------------------------------------------------------------------
 
+// Whether the `{` at `bracePos` opens a namespace, a linkage block or a class body (true), or
+// a function body, block or initializer (false). Looks at the declaration the brace ends: the
+// code after the previous ';', '{' or '}'.
+bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
+    std::size_t start = bracePos;
+    while (start > 0) {
+        const std::size_t i = start - 1;
+        if (source.isCode(i) && (source.text()[i] == ';' || source.text()[i] == '{' || source.text()[i] == '}')) break;
+        start = i;
+    }
+    bool sawParenthesis = false;
+    std::string firstWord;
+    for (std::size_t i = start; i < bracePos; ++i) {
+        if (!source.isCode(i)) continue;
+        if (source.text()[i] == '(') sawParenthesis = true;
+        if (firstWord.empty() && source.isWordStart(i)) {
+            const std::string_view word = source.wordAt(i);
+            if (word == "template") {  // skip `template <...>`
+                i = source.wordEnd(i);
+                continue;
+            }
+            if (word != "inline" && word != "export") firstWord = std::string(word);
+        }
+    }
+    if (firstWord == "namespace") return true;
+    if (firstWord == "extern") return !sawParenthesis;  // extern "C" { ... } but not a function
+    const bool classHead = firstWord == "struct" || firstWord == "class" || firstWord == "union" || firstWord == "enum";
+    return classHead && !sawParenthesis;
+}
+
 std::string rewriteCudaSource(const Source& source) {
     std::vector<Edit> edits;
+    std::vector<bool> codeScopes;  // one entry per open brace: does it open code?
+    auto insideFunction = [&codeScopes] {
+        for (const bool code : codeScopes)
+            if (code) return true;
+        return false;
+    };
     std::size_t pos = 0;
     while (pos < source.size()) {
-        if (source.codeStartsWith(pos, "<<<")) {
+        if (source.isCodeChar(pos, '{')) {
+            codeScopes.push_back(!opensNonCodeScope(source, pos));
+            ++pos;
+        } else if (source.isCodeChar(pos, '}')) {
+            if (!codeScopes.empty()) codeScopes.pop_back();
+            ++pos;
+        } else if (source.codeStartsWith(pos, "<<<")) {
             rewriteLaunch(source, pos, edits);
             pos += 3;
         } else if (source.isWordStart(pos)) {
             const std::string_view word = source.wordAt(pos);
             const std::size_t end = pos + word.size();
             if (word == "extern") {
-                if (auto edit = rewriteDynamicSharedDeclaration(source, pos)) {
+                if (auto edit = rewriteDynamicSharedDeclaration(source, pos, insideFunction())) {
                     const std::size_t declarationEnd = edit->end;
                     edits.push_back(std::move(*edit));
                     pos = declarationEnd;

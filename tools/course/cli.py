@@ -7,11 +7,13 @@ from typing import List, Optional
 from .backend import BACKEND_CHOICES
 from .errors import CourseError, USAGE_ERROR
 
-COMMANDS = ("run", "test", "grade", "selftest", "list")
+COMMANDS = ("run", "profile", "test", "grade", "selftest", "list")
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
   run FILE.cu [ARGS]       compile one complete CUDA program and run it
+                           (--stats: memory traffic per kernel; --check: memcheck, racecheck)
+  profile FILE.cu [ARGS]   per-kernel traffic, intensity and roofline times on named GPUs
   test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/)
   grade                    the autograder (default submission: exercises/)
   selftest                 the project's own test suite
@@ -54,10 +56,22 @@ def build_parser() -> OneLineParser:
                                      "Put -- before ARGS to pass --stats to the program itself.")
     _backend_option(run, argparse.SUPPRESS)
     run.add_argument("--stats", action="store_true", help="print memory-traffic statistics (simulator)")
+    run.add_argument("--check", action="store_true",
+                     help="memcheck, racecheck and a shuffled thread order (simulator)")
     run.add_argument("file", metavar="FILE.cu")
     # The program's ARGS are split off before argparse runs (see _split_run_arguments); this
     # entry only documents them in --help.
     run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
+
+    profile = sub.add_parser("profile", help="memory traffic and roofline times per kernel (simulator)",
+                             description="Build FILE.cu with the simulator's memory counters, run it with "
+                                         "ARGS, and print per kernel its launches, global and shared bytes, "
+                                         "atomics, declared FLOPs, arithmetic intensity and the time the "
+                                         "roofline model predicts on named GPUs.")
+    _backend_option(profile, argparse.SUPPRESS)
+    profile.add_argument("--gpu", metavar="NAMES", help="comma-separated: H100,H200,A100,T4 (default: all)")
+    profile.add_argument("file", metavar="FILE.cu")
+    profile.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
 
     test = sub.add_parser("test", help="build and run the tests of your exercises",
                           description="Build your exercises (exercises/) and run their tests. LESSON is 00 "
@@ -94,11 +108,11 @@ def _split_run_arguments(argv: List[str]) -> (List[str], List[str]):
             i += 1
         else:
             break
-    if i >= len(argv) or argv[i] != "run":
+    if i >= len(argv) or argv[i] not in ("run", "profile"):
         return argv, []
     i += 1
     while i < len(argv):                      # run's own options before FILE.cu
-        if argv[i] == "--backend":
+        if argv[i] in ("--backend", "--gpu"):
             i += 2
         elif argv[i] == "--":
             # "run -- FILE.cu ARGS": FILE.cu is the next word
@@ -118,8 +132,11 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
         parser.error("no command given; choose one of " + ", ".join(COMMANDS))
     if args.command == "run":
         from .run_program import split_program_args
-        args.args, stats_after = split_program_args(program_args)
+        args.args, stats_after, check_after = split_program_args(program_args)
         args.stats = args.stats or stats_after
+        args.check = args.check or check_after
+    if args.command == "profile":
+        args.args = program_args[1:] if program_args[:1] == ["--"] else program_args
     return args
 
 
@@ -134,13 +151,19 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
             raise CourseError("--out %s exists and is not a folder" % args.out)
-    if args.command == "run" and not os.path.isfile(args.file):
+    if args.command in ("run", "profile") and not os.path.isfile(args.file):
         raise CourseError("no such file: %s" % args.file)
+    if args.command == "profile":
+        from .profile import parse_gpu_list
+        parse_gpu_list(args.gpu)
 
     session = open_session(args.backend)
     if args.command == "run":
         from .run_program import run_program
-        return run_program(session, args.file, args.args, args.stats)
+        return run_program(session, args.file, args.args, args.stats, args.check)
+    if args.command == "profile":
+        from .profile import profile_program
+        return profile_program(session, args.file, args.args, args.gpu)
     if args.command == "test":
         from .student_tests import run_tests
         return run_tests(session, args.selector)

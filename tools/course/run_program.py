@@ -15,24 +15,27 @@ from .manifest import load_build_json
 from .session import Session
 
 RECIPE_NAME = "course_run.json"
-STATS_NOT_READY = "memory-traffic statistics need the simulator's counters (not built yet)"
+GPU_TOOLS = ("--stats and --check are simulator features; on a GPU use Nsight Compute (ncu) for "
+             "traffic and compute-sanitizer for memory and race checks, or run with --backend sim")
 _LOCAL_SOURCES = (".h", ".hpp", ".cuh", ".cu", ".inl", ".inc", ".cpp")
 
 
-def split_program_args(args: List[str]) -> (List[str], bool):
-    """Take ``--stats`` out of the arguments after FILE.cu (``--`` ends the scan: what
-    follows it goes to the program unchanged)."""
+def split_program_args(args: List[str]) -> (List[str], bool, bool):
+    """Take ``--stats`` and ``--check`` out of the arguments after FILE.cu (``--`` ends the
+    scan: what follows it goes to the program unchanged)."""
     program_args: List[str] = []
-    stats = False
+    stats = check = False
     for i, arg in enumerate(args):
         if arg == "--":
             program_args += args[i + 1:]
             break
         if arg == "--stats":
             stats = True
+        elif arg == "--check":
+            check = True
         else:
             program_args.append(arg)
-    return program_args, stats
+    return program_args, stats, check
 
 
 def load_recipe(build_dir: str) -> dict:
@@ -125,7 +128,9 @@ def _ensure_tools_built(build, recipe: dict) -> None:
         ui.progress("built the %s runtime for ./course run" % recipe.get("backend", ""))
 
 
-def run_program(session: Session, file: str, args: List[str], stats: bool) -> int:
+def compile_program(session: Session, file: str, instrumented: bool = False) -> str:
+    """Compiles ``file`` (cached) and returns the executable's path. ``instrumented`` adds the
+    simulator's memory instrumentation (traffic counters, memcheck)."""
     source = os.path.abspath(file)
     if not os.path.isfile(source):
         raise CourseError("no such file: %s" % file)
@@ -135,7 +140,8 @@ def run_program(session: Session, file: str, args: List[str], stats: bool) -> in
     build.configure()
     recipe = load_recipe(build.path)
     _ensure_tools_built(build, recipe)
-
+    if instrumented:
+        recipe = dict(recipe, flags=list(recipe.get("flags", [])) + list(recipe.get("instrument_flags", [])))
     key = cache_key(source, recipe)
     cache_dir = os.path.join(build.path, "run-cache", key)
     exe = os.path.join(cache_dir, os.path.splitext(os.path.basename(source))[0])
@@ -144,7 +150,7 @@ def run_program(session: Session, file: str, args: List[str], stats: bool) -> in
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         tmp_exe = os.path.join(work, os.path.basename(exe))
-        ui.progress("compiling %s (%s backend) ..." % (file, session.backend))
+        ui.progress("compiling %s (%s backend%s) ..." % (file, session.backend, ", instrumented" if instrumented else ""))
         for cmd in compile_commands(source, recipe, work, tmp_exe):
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   universal_newlines=True, errors="replace")
@@ -156,9 +162,22 @@ def run_program(session: Session, file: str, args: List[str], stats: bool) -> in
                 sys.stderr.write(proc.stdout)    # warnings are worth seeing
         shutil.rmtree(cache_dir, ignore_errors=True)
         os.replace(work, cache_dir)
+    return exe
+
+
+def run_program(session: Session, file: str, args: List[str], stats: bool, check: bool = False) -> int:
+    """Compiles and runs the program in place of this process. ``stats`` prints the
+    simulator's per-kernel traffic table at exit; ``check`` turns on racecheck and a shuffled
+    thread order (memcheck is on whenever the program is instrumented)."""
+    if (stats or check) and session.backend != "sim":
+        raise CourseError(GPU_TOOLS)
+    exe = compile_program(session, file, instrumented=stats or check)
+    env = dict(os.environ)
     if stats:
-        ui.progress(STATS_NOT_READY)
+        env["CUDASIM_STATS"] = "1"
+    if check:
+        env["CUDASIM_CHECK"] = "race,shuffle"
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(exe, [exe] + list(args))
+    os.execve(exe, [exe] + list(args), env)
     return 0  # not reached

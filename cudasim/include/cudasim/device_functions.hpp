@@ -70,6 +70,9 @@ struct KernelTrap {
   const char* what;
 };
 
+/// Counts an atomic operation (instrumented builds) and checks its address like a store.
+void count_atomic(const void* address, unsigned bytes);
+
 }  // namespace cudasim::detail
 
 // ---- barriers --------------------------------------------------------------------------------
@@ -157,7 +160,10 @@ T atomic_update(T* address, Update update) {
   using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   static_assert(sizeof(T) == sizeof(Bits));
   Bits* word = reinterpret_cast<Bits*>(address);
-  Bits expected = __atomic_load_n(word, __ATOMIC_RELAXED);
+  // Start from a guess instead of a plain load: a failed compare-and-swap returns the current
+  // value, and the whole loop is one atomic operation (a plain load here would be counted as
+  // global memory traffic by the instrumentation).
+  Bits expected = 0;
   for (;;) {
     T old;
     std::memcpy(&old, &expected, sizeof(T));
@@ -171,20 +177,31 @@ T atomic_update(T* address, Update update) {
 }
 }  // namespace cudasim::detail
 
+// In builds that count memory traffic each atomic is counted (and its address checked)
+// before it is performed.
+#if defined(CUDASIM_COUNT_MEMORY)
+#define CUDASIM_COUNT_ATOMIC(a) ::cudasim::detail::count_atomic(a, sizeof(*(a)))
+#else
+#define CUDASIM_COUNT_ATOMIC(a) ((void)0)
+#endif
+
 #define CUDASIM_ATOMIC_INTEGER(T)                                                                 \
-  inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }            \
-  inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }            \
-  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }          \
-  inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }            \
-  inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }              \
-  inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }            \
+  inline T atomicAdd(T* a, T v) { CUDASIM_COUNT_ATOMIC(a); return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); } \
+  inline T atomicSub(T* a, T v) { CUDASIM_COUNT_ATOMIC(a); return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); } \
+  inline T atomicExch(T* a, T v) { CUDASIM_COUNT_ATOMIC(a); return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); } \
+  inline T atomicAnd(T* a, T v) { CUDASIM_COUNT_ATOMIC(a); return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
+  inline T atomicOr(T* a, T v) { CUDASIM_COUNT_ATOMIC(a); return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); } \
+  inline T atomicXor(T* a, T v) { CUDASIM_COUNT_ATOMIC(a); return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); } \
   inline T atomicMin(T* a, T v) {                                                                 \
+    CUDASIM_COUNT_ATOMIC(a);                                                                      \
     return cudasim::detail::atomic_update(a, [v](T old) { return old < v ? old : v; });           \
   }                                                                                               \
   inline T atomicMax(T* a, T v) {                                                                 \
+    CUDASIM_COUNT_ATOMIC(a);                                                                      \
     return cudasim::detail::atomic_update(a, [v](T old) { return old > v ? old : v; });           \
   }                                                                                               \
   inline T atomicCAS(T* a, T compare, T v) {                                                      \
+    CUDASIM_COUNT_ATOMIC(a);                                                                      \
     __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
     return compare;                                                                               \
   }
@@ -195,26 +212,33 @@ CUDASIM_ATOMIC_INTEGER(long long)
 #undef CUDASIM_ATOMIC_INTEGER
 
 inline float atomicAdd(float* a, float v) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(a, [v](float old) { return old + v; });
 }
 inline double atomicAdd(double* a, double v) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(a, [v](double old) { return old + v; });
 }
 inline float atomicExch(float* a, float v) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(a, [v](float) { return v; });
 }
 inline float atomicMin(float* a, float v) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(a, [v](float old) { return old < v ? old : v; });
 }
 inline float atomicMax(float* a, float v) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(a, [v](float old) { return old > v ? old : v; });
 }
 /// ((old >= limit) ? 0 : old + 1), as CUDA defines it.
 inline unsigned atomicInc(unsigned* a, unsigned limit) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(a, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
 }
 /// (((old == 0) || (old > limit)) ? limit : old - 1), as CUDA defines it.
 inline unsigned atomicDec(unsigned* a, unsigned limit) {
+  CUDASIM_COUNT_ATOMIC(a);
   return cudasim::detail::atomic_update(
       a, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
 }

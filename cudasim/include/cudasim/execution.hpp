@@ -37,8 +37,9 @@ namespace cudasim {
 
 /// Base address of the running block's dynamic shared memory (`extern __shared__` arrays
 /// point here). One buffer per worker OS thread at a fixed address, which is why the rewrite
-/// can turn the declaration into a `static thread_local` pointer.
-void* dynamic_shared_memory() noexcept;
+/// can turn a namespace-scope declaration into a `static thread_local` pointer; it passes that
+/// pointer's own address as `pointer_slot` so the traffic counters do not count loads of it.
+void* dynamic_shared_memory(const void* pointer_slot = nullptr) noexcept;
 
 namespace detail {
 
@@ -76,7 +77,15 @@ class KernelInstance {
   /// waits at a barrier its fiber is parked with it and another fiber continues on the same
   /// cursor with the next unstarted thread.
   virtual void run_threads(ThreadCursor& cursor) const = 0;
+  /// Size of the object, so that memcheck knows the kernel's bound arguments are not host
+  /// memory the kernel dereferences.
+  virtual std::size_t object_size() const = 0;
 };
+
+/// Keeps the compiler from sinking the store of threadIdx past the kernel body once the body is
+/// inlined: the fault handler and the memory checks read threadIdx to name the thread at fault,
+/// and a kernel reading threadIdx.x from a register would not otherwise force the store.
+inline void publish_thread_index() noexcept { asm volatile("" ::: "memory"); }
 
 /// Calls a kernel through its function pointer (used when the rewrite found no kernel name).
 template <class... Params>
@@ -92,18 +101,22 @@ class BoundKernel final : public KernelInstance {
   BoundKernel(Invoker invoker, std::tuple<std::decay_t<Params>...> args)
       : invoker_(std::move(invoker)), args_(std::move(args)) {}
 
+  std::size_t object_size() const override { return sizeof(*this); }
+
   void run_threads(ThreadCursor& cursor) const override {
     if (cursor.block_dim.y == 1 && cursor.block_dim.z == 1) {
       // 1-D blocks, the common case: threadIdx.y and .z stay 0 (set when the block starts),
       // so a thread costs one counter and one threadIdx.x update.
       while (cursor.next_thread < cursor.num_threads) {
         threadIdx.x = static_cast<unsigned>(cursor.next_thread++);
+        publish_thread_index();
         std::apply(invoker_, args_);  // kernel parameters are by value: each thread gets copies
       }
       return;
     }
     while (cursor.has_unstarted()) {
       cursor.begin_next_thread();
+      publish_thread_index();
       std::apply(invoker_, args_);
     }
   }

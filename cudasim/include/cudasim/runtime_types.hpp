@@ -9,15 +9,61 @@
 
 // ---- built-in vector types -------------------------------------------------------------
 // Alignments follow the CUDA headers so that a float4 load is a 16-byte access on both backends.
+//
+// When the simulator counts memory traffic (CUDASIM_COUNT_MEMORY, set for instrumented
+// kernels), copying a vector value reports one access of the whole vector's size: the
+// compiler turns a plain struct copy into a memcpy that the load/store instrumentation does
+// not see, and a float4 load must count as one 16-byte access, not four or none.
+namespace cudasim::detail {
+void vector_access(const void* address, unsigned bytes, bool is_store);
+}
+#if defined(CUDASIM_COUNT_MEMORY)
+#define CUDASIM_VECTOR_COPY(name)                                                               \
+  name(const name& other) {                                                                     \
+    ::cudasim::detail::vector_access(&other, sizeof(name), false);                             \
+    __builtin_memcpy(static_cast<void*>(this), &other, sizeof(name));                           \
+  }                                                                                             \
+  name& operator=(const name& other) {                                                          \
+    ::cudasim::detail::vector_access(&other, sizeof(name), false);                             \
+    ::cudasim::detail::vector_access(this, sizeof(name), true);                                \
+    __builtin_memcpy(static_cast<void*>(this), &other, sizeof(name));                           \
+    return *this;                                                                               \
+  }
+#else
+#define CUDASIM_VECTOR_COPY(name)
+#endif
+
+// Constructors rather than aggregates so that both builds accept the same code:
+// `float4 v = {a, b, c, d}`, `float4{}` and make_float4 work; partial braces do not.
 #define CUDASIM_VECTOR_TYPES(T, name)                                                          \
-  struct name##1 { T x; };                                                                      \
-  struct alignas(2 * sizeof(T) <= 16 ? 2 * sizeof(T) : 16) name##2 { T x, y; };               \
-  struct name##3 { T x, y, z; };                                                                \
-  struct alignas(4 * sizeof(T) <= 16 ? 4 * sizeof(T) : 16) name##4 { T x, y, z, w; };          \
-  inline name##1 make_##name##1(T x) { return {x}; }                                            \
-  inline name##2 make_##name##2(T x, T y) { return {x, y}; }                                    \
-  inline name##3 make_##name##3(T x, T y, T z) { return {x, y, z}; }                            \
-  inline name##4 make_##name##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+  struct name##1 {                                                                              \
+    T x;                                                                                        \
+    name##1() = default;                                                                        \
+    constexpr name##1(T vx) : x(vx) {}                                                          \
+    CUDASIM_VECTOR_COPY(name##1)                                                                \
+  };                                                                                            \
+  struct alignas(2 * sizeof(T) <= 16 ? 2 * sizeof(T) : 16) name##2 {                           \
+    T x, y;                                                                                     \
+    name##2() = default;                                                                        \
+    constexpr name##2(T vx, T vy) : x(vx), y(vy) {}                                             \
+    CUDASIM_VECTOR_COPY(name##2)                                                                \
+  };                                                                                            \
+  struct name##3 {                                                                              \
+    T x, y, z;                                                                                  \
+    name##3() = default;                                                                        \
+    constexpr name##3(T vx, T vy, T vz) : x(vx), y(vy), z(vz) {}                                \
+    CUDASIM_VECTOR_COPY(name##3)                                                                \
+  };                                                                                            \
+  struct alignas(4 * sizeof(T) <= 16 ? 4 * sizeof(T) : 16) name##4 {                           \
+    T x, y, z, w;                                                                               \
+    name##4() = default;                                                                        \
+    constexpr name##4(T vx, T vy, T vz, T vw) : x(vx), y(vy), z(vz), w(vw) {}                   \
+    CUDASIM_VECTOR_COPY(name##4)                                                                \
+  };                                                                                            \
+  inline name##1 make_##name##1(T x) { return name##1(x); }                                     \
+  inline name##2 make_##name##2(T x, T y) { return name##2(x, y); }                             \
+  inline name##3 make_##name##3(T x, T y, T z) { return name##3(x, y, z); }                     \
+  inline name##4 make_##name##4(T x, T y, T z, T w) { return name##4(x, y, z, w); }
 
 CUDASIM_VECTOR_TYPES(signed char, char)
 CUDASIM_VECTOR_TYPES(unsigned char, uchar)
@@ -30,13 +76,14 @@ CUDASIM_VECTOR_TYPES(unsigned long long, ulonglong)
 CUDASIM_VECTOR_TYPES(float, float)
 CUDASIM_VECTOR_TYPES(double, double)
 #undef CUDASIM_VECTOR_TYPES
+#undef CUDASIM_VECTOR_COPY
 
 /// Grid and block extents. Unspecified dimensions are 1, as in CUDA.
 struct dim3 {
   unsigned int x, y, z;
   constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-  constexpr operator uint3() const { return uint3{x, y, z}; }
+  constexpr operator uint3() const { return uint3(x, y, z); }
 };
 
 // ---- error codes ------------------------------------------------------------------------

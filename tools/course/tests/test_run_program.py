@@ -15,9 +15,10 @@ CUDA_RECIPE = {"backend": "cuda", "rewrite_tool": None, "compiler": "/usr/local/
 
 class ProgramArguments(unittest.TestCase):
     def test_split(self):
-        self.assertEqual(split_program_args(["1", "--stats", "2"]), (["1", "2"], True))
-        self.assertEqual(split_program_args(["--", "--stats"]), (["--stats"], False))
-        self.assertEqual(split_program_args([]), ([], False))
+        self.assertEqual(split_program_args(["1", "--stats", "2"]), (["1", "2"], True, False))
+        self.assertEqual(split_program_args(["--check", "1"]), (["1"], False, True))
+        self.assertEqual(split_program_args(["--", "--stats"]), (["--stats"], False, False))
+        self.assertEqual(split_program_args([]), ([], False, False))
 
 
 class Recipes(unittest.TestCase):

@@ -4,26 +4,26 @@ struct float4 { float x, y, z, w; };
 template <typename T> struct Vec { T v[4]; };
 
 __global__ void reduce_sum(const float* in, float* out) {
-    static thread_local float* const partial = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
+    float* const partial = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
     partial[threadIdx.x] = in[threadIdx.x];
 }
 
 __global__ void bytes_kernel() {
-    static thread_local unsigned char* const raw_bytes = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
-    static thread_local volatile int* const flags = reinterpret_cast<volatile int*>(::cudasim::dynamic_shared_memory());
-    static thread_local float4* const vectors = reinterpret_cast<float4*>(::cudasim::dynamic_shared_memory());
-    static thread_local unsigned long long* const counters = reinterpret_cast<unsigned long long*>(::cudasim::dynamic_shared_memory());
+    unsigned char* const raw_bytes = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
+    volatile int* const flags = reinterpret_cast<volatile int*>(::cudasim::dynamic_shared_memory());
+    float4* const vectors = reinterpret_cast<float4*>(::cudasim::dynamic_shared_memory());
+    unsigned long long* const counters = reinterpret_cast<unsigned long long*>(::cudasim::dynamic_shared_memory());
 }
 
 template <typename T>
 __global__ void generic_kernel(T* out) {
-    static thread_local T* const cache = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
-    static thread_local T* const aligned_first = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
-    static thread_local unsigned char* const aligned_middle = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
-    static thread_local double* const aligned_last = reinterpret_cast<double*>(::cudasim::dynamic_shared_memory());
-    static thread_local unsigned char* const aligned_twice = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
-    static thread_local Vec<T>* const vecs = reinterpret_cast<Vec<T>*>(::cudasim::dynamic_shared_memory());
-    static thread_local ::Vec<float>** const pointers = reinterpret_cast<::Vec<float>**>(::cudasim::dynamic_shared_memory());
+    T* const cache = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
+    T* const aligned_first = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
+    unsigned char* const aligned_middle = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
+    double* const aligned_last = reinterpret_cast<double*>(::cudasim::dynamic_shared_memory());
+    unsigned char* const aligned_twice = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
+    Vec<T>* const vecs = reinterpret_cast<Vec<T>*>(::cudasim::dynamic_shared_memory());
+    ::Vec<float>** const pointers = reinterpret_cast<::Vec<float>**>(::cudasim::dynamic_shared_memory());
     extern __shared__ float not_dynamic[256];
     extern int not_shared[];
     out[0] = cache[0];

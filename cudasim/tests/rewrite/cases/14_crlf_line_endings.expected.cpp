@@ -3,7 +3,7 @@
 __global__ void k(int) {}
 
 __global__ void uses() {
-    static thread_local float* const smem = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
+    float* const smem = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
 
      __shared__ int tile[4];
 }

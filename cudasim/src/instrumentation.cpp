@@ -1,0 +1,414 @@
+// Memory instrumentation: the simulator's profiler (traffic counters), memcheck and racecheck.
+//
+// Kernels built for counting are compiled by clang with
+//   -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores
+// which calls __sanitizer_cov_loadN / __sanitizer_cov_storeN before every load and store
+// (the 8-bit counters are the companion flag without which clang instruments nothing), and
+// with -fno-vectorize -fno-slp-vectorize so that each element access stays one access.
+// While a block runs, each access is classified by its address:
+//   - inside the device arena: global memory; counted, and checked against the live
+//     allocations (out of bounds, use after free, misaligned);
+//   - inside the block's dynamic shared buffer or the executable's static thread-local block
+//     (where __shared__ variables live): shared memory; counted, and (racecheck) recorded per
+//     word between barriers;
+//   - the running fiber's stack, the worker's own stack, the kernel's bound arguments, the
+//     built-in variables: registers and local memory, not counted;
+//   - the executable's data segments: __device__ / __constant__ variables, counted as global;
+//   - page-locked host memory: zero-copy host access, counted separately;
+//   - anything else: a kernel dereferencing host memory, reported as an illegal address.
+// Outside kernels (host code in the same .cu file) the hooks return at once.
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace cudasim::detail {
+
+namespace {
+
+struct Range {
+  std::uintptr_t begin = 0, end = 0;
+  bool contains(std::uintptr_t a) const { return a - begin < end - begin; }
+};
+
+/// The executable's static TLS block for this thread and its writable/readable data segments.
+struct ModuleLayout {
+  Range tls;
+  std::vector<Range> data;
+};
+
+ModuleLayout main_module_layout() {
+  ModuleLayout layout;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) -> int {
+        auto* l = static_cast<ModuleLayout*>(out);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_TLS && info->dlpi_tls_data != nullptr) {
+            l->tls.begin = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+            l->tls.end = l->tls.begin + ph.p_memsz;
+          } else if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_X)) {
+            const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+            l->data.push_back({begin, begin + ph.p_memsz});
+          }
+        }
+        return 1;  // the first module is the executable: stop there
+      },
+      &layout);
+  return layout;
+}
+
+enum class Space { Global, Shared, Local, Host, Illegal };
+
+/// One word of shared memory as racecheck sees it within the current barrier interval.
+struct WordState {
+  unsigned writer = 0;  // linear thread + 1, 0 for none
+  unsigned reader = 0;  // linear thread + 1, kManyReaders, or 0
+  const void* write_pc = nullptr;
+  const void* read_pc = nullptr;
+};
+constexpr unsigned kManyReaders = ~0u;
+
+/// What the hooks need while a block runs on this OS thread.
+struct AccessContext {
+  LaunchState* launch = nullptr;
+  BlockTraffic traffic;
+  Range arena;
+  Range dynamic_shared;      // the launch's requested dynamic shared memory
+  Range dynamic_capacity;    // the whole per-thread buffer
+  Range tls;
+  Range stack;               // the running fiber's stack
+  Range native_stack;        // the OS thread's own stack
+  Range closure;             // the kernel's bound arguments
+  std::vector<Range> data;
+  Range builtins[4];                       // threadIdx, blockIdx, blockDim, gridDim
+  std::vector<std::uintptr_t> pointer_slots;  // extern-shared pointers at namespace scope
+  AllocationInfo cached{};   // the allocation of the last global access
+  bool racecheck = false;
+  std::unordered_map<std::uintptr_t, WordState> shared_words;
+};
+
+__thread AccessContext* active = nullptr;
+// The per-thread context outlives blocks so that the maps keep their capacity.
+thread_local AccessContext* context_storage = nullptr;
+
+std::atomic<bool> instrumented_code_present{false};
+
+unsigned linear_thread_id() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+
+std::string describe_thread_id(unsigned linear) {
+  const unsigned x = linear % blockDim.x, y = (linear / blockDim.x) % blockDim.y,
+                 z = linear / (blockDim.x * blockDim.y);
+  return format_string("thread (%u,%u,%u)", x, y, z);
+}
+
+/// "file.cu:42 (in kernel_name)" for a code address, through addr2line when it is installed.
+std::string describe_code_address(const void* pc) {
+  Dl_info info{};
+  if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return "an unknown place";
+  const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+  const std::string command = format_string("addr2line -C -f -e '%s' 0x%zx 2>/dev/null", info.dli_fname,
+                                            static_cast<std::size_t>(offset));
+  std::string function, location;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char line[1024];
+    if (std::fgets(line, sizeof line, pipe)) function = line;
+    if (std::fgets(line, sizeof line, pipe)) location = line;
+    pclose(pipe);
+  }
+  auto trim = [](std::string& s) { while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back(); };
+  trim(function);
+  trim(location);
+  if (!location.empty() && location.find("??") == std::string::npos) {
+    const auto discriminator = location.find(" (discriminator");
+    if (discriminator != std::string::npos) location.erase(discriminator);
+    return location;
+  }
+  return info.dli_sname ? std::string("in ") + info.dli_sname : std::string("an unknown place");
+}
+
+[[noreturn]] void fault(cudaError_t error, std::string message, const void* pc) {
+  message += " (access at " + describe_code_address(pc) + ")";
+  throw KernelFault{error, std::move(message)};
+}
+
+Space classify(AccessContext& c, std::uintptr_t a) {
+  // Most frequent first: device memory, then the running fiber's own stack.
+  if (c.arena.contains(a)) return Space::Global;
+  if (c.stack.contains(a)) return Space::Local;
+  // Before the worker's own stack: glibc puts a thread's TLS block inside its stack mapping.
+  if (c.tls.contains(a)) {
+    for (const Range& builtin : c.builtins)
+      if (builtin.contains(a)) return Space::Local;  // threadIdx, blockIdx, blockDim, gridDim
+    for (std::uintptr_t slot : c.pointer_slots)
+      if (a - slot < sizeof(void*)) return Space::Local;  // an extern-shared pointer
+    return Space::Shared;
+  }
+  if (c.closure.contains(a) || c.native_stack.contains(a)) return Space::Local;
+  if (c.dynamic_capacity.contains(a)) return Space::Shared;
+  for (const Range& r : c.data)
+    if (r.contains(a)) return Space::Global;  // __device__ and __constant__ variables
+  if (is_pinned_host_pointer(reinterpret_cast<const void*>(a))) return Space::Host;
+  return Space::Illegal;
+}
+
+void check_global(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
+  if (a >= c.cached.begin && a + bytes <= c.cached.begin + c.cached.size) return;
+  const void* p = reinterpret_cast<const void*>(a);
+  const char* what = store ? "store" : "load";
+  AllocationInfo info;
+  if (find_live_allocation(p, info) && a + bytes <= info.begin + info.size) {
+    c.cached = info;
+    return;
+  }
+  if (!(find_live_allocation(p, info) && a >= info.begin) && find_freed_allocation(p, info))
+    fault(cudaErrorIllegalAddress,
+          format_string("global %s of %u bytes at byte %zu of the %zu-byte allocation made at %s:%u, "
+                        "which has been freed with cudaFree (use after free)",
+                        what, bytes, static_cast<std::size_t>(a - info.begin), info.size, info.file,
+                        info.line),
+          pc);
+  if (find_nearest_allocation(p, info) && a >= info.begin)
+    fault(cudaErrorIllegalAddress,
+          format_string("out-of-bounds global %s of %u bytes at byte %zu of the %zu-byte allocation "
+                        "made at %s:%u (the access ends %zu bytes past its end)",
+                        what, bytes, static_cast<std::size_t>(a - info.begin), info.size, info.file,
+                        info.line, static_cast<std::size_t>(a + bytes - info.begin - info.size)),
+          pc);
+  std::string where;
+  describe_device_address(p, where);
+  fault(cudaErrorIllegalAddress,
+        format_string("out-of-bounds global %s of %u bytes at %p: %s", what, bytes, p, where.c_str()), pc);
+}
+
+void check_dynamic_shared(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
+  if (a + bytes <= c.dynamic_shared.end) return;
+  fault(cudaErrorIllegalAddress,
+        format_string("out-of-bounds shared %s of %u bytes at byte %zu of the block's dynamic shared "
+                      "memory, but the launch asked for %zu bytes (the third <<< >>> argument)",
+                      store ? "store" : "load", bytes, static_cast<std::size_t>(a - c.dynamic_shared.begin),
+                      static_cast<std::size_t>(c.dynamic_shared.end - c.dynamic_shared.begin)),
+        pc);
+}
+
+void record_shared_access(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
+  const unsigned me = linear_thread_id() + 1;
+  for (std::uintptr_t word = a & ~std::uintptr_t{3}; word < a + bytes; word += 4) {
+    WordState& w = c.shared_words[word];
+    const unsigned other_writer = (w.writer != 0 && w.writer != me) ? w.writer : 0;
+    const bool other_reader = w.reader != 0 && w.reader != me;
+    if (other_writer != 0 || (store && other_reader)) {
+      const bool after_write = other_writer != 0;
+      const std::string other = after_write || w.reader != kManyReaders
+                                    ? describe_thread_id((after_write ? other_writer : w.reader) - 1)
+                                    : std::string("several other threads");
+      const std::string other_site = describe_code_address(after_write ? w.write_pc : w.read_pc);
+      fault(cudaErrorLaunchFailure,
+            format_string("race on shared memory: %s %s %u bytes at %p, which %s %s at %s in the same "
+                          "barrier interval; separate the two accesses with __syncthreads()",
+                          describe_thread_id(me - 1).c_str(), store ? "writes" : "reads", bytes,
+                          reinterpret_cast<void*>(a), other.c_str(), after_write ? "wrote" : "read",
+                          other_site.c_str()),
+            pc);
+    }
+    if (store) {
+      w.writer = me;
+      w.write_pc = pc;
+    } else if (w.reader == 0 || w.reader == me) {
+      w.reader = me;
+      w.read_pc = pc;
+    } else {
+      w.reader = kManyReaders;
+    }
+  }
+}
+
+inline void on_access(const void* address, unsigned bytes, bool store, const void* pc) {
+  AccessContext* c = active;
+  if (c == nullptr) return;  // host code, or not a kernel thread
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  switch (classify(*c, a)) {
+    case Space::Local:
+      return;
+    case Space::Global:
+      if (bytes > 1 && (a & (std::min(bytes & (~bytes + 1), 16u) - 1)) != 0)
+        fault(cudaErrorMisalignedAddress,
+              format_string("misaligned global %s of %u bytes at %p", store ? "store" : "load", bytes, address), pc);
+      if (c->arena.contains(a) && !(a >= c->cached.begin && a + bytes <= c->cached.begin + c->cached.size))
+        check_global(*c, a, bytes, store, pc);
+      (store ? c->traffic.global_store : c->traffic.global_load) += bytes;
+      return;
+    case Space::Shared:
+      if (c->dynamic_capacity.contains(a)) check_dynamic_shared(*c, a, bytes, store, pc);
+      if (c->racecheck) record_shared_access(*c, a, bytes, store, pc);
+      (store ? c->traffic.shared_store : c->traffic.shared_load) += bytes;
+      return;
+    case Space::Host:
+      c->traffic.host_access += bytes;
+      return;
+    case Space::Illegal:
+      fault(cudaErrorIllegalAddress,
+            format_string("%s of %u bytes at %p, which is host memory (malloc, new, a std::vector or "
+                          "the host stack): a kernel can only use device memory from cudaMalloc, "
+                          "page-locked memory from cudaMallocHost, and its own locals",
+                          store ? "store" : "load", bytes, address),
+            pc);
+  }
+}
+
+std::string check_setting() {
+  const char* env = std::getenv("CUDASIM_CHECK");
+  return env ? env : "";
+}
+
+}  // namespace
+
+bool racecheck_enabled() {
+  static const bool on = [] {
+    const std::string s = check_setting();
+    return s.find("race") != std::string::npos || s.find("all") != std::string::npos;
+  }();
+  return on;
+}
+
+bool shuffle_enabled() {
+  static const bool on = [] {
+    const std::string s = check_setting();
+    return s.find("shuffle") != std::string::npos || s.find("all") != std::string::npos ||
+           std::getenv("CUDASIM_SHUFFLE_SEED") != nullptr;
+  }();
+  return on;
+}
+
+unsigned shuffle_seed() {
+  static const unsigned seed = [] {
+    const char* env = std::getenv("CUDASIM_SHUFFLE_SEED");
+    return env ? static_cast<unsigned>(std::strtoul(env, nullptr, 10)) : 1u;
+  }();
+  return seed;
+}
+
+void instrumentation_begin_block(LaunchState& launch, const void* native_stack_hint) {
+  if (!instrumented_code_present.load(std::memory_order_relaxed)) return;
+  if (context_storage == nullptr) {
+    context_storage = new AccessContext();
+    AccessContext& c = *context_storage;
+    device_arena_range(c.arena.begin, c.arena.end);
+    const ModuleLayout layout = main_module_layout();
+    c.tls = layout.tls;
+    c.data = layout.data;
+    // The linker may place other objects' thread-locals (e.g. __shared__ arrays) between the
+    // built-ins, so each is its own range.
+    int i = 0;
+    for (const void* builtin : {static_cast<const void*>(&threadIdx), static_cast<const void*>(&blockIdx),
+                                static_cast<const void*>(&blockDim), static_cast<const void*>(&gridDim)}) {
+      const auto address = reinterpret_cast<std::uintptr_t>(builtin);
+      c.builtins[i++] = {address, address + sizeof(uint3)};
+    }
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+      void* low = nullptr;
+      size_t size = 0;
+      pthread_attr_getstack(&attributes, &low, &size);
+      c.native_stack = {reinterpret_cast<std::uintptr_t>(low), reinterpret_cast<std::uintptr_t>(low) + size};
+      pthread_attr_destroy(&attributes);
+    }
+    if (!c.native_stack.contains(reinterpret_cast<std::uintptr_t>(native_stack_hint))) c.native_stack = {};
+    c.racecheck = racecheck_enabled();
+  }
+  AccessContext& c = *context_storage;
+  c.launch = &launch;
+  c.traffic = {};
+  c.cached = {};
+  const auto base = reinterpret_cast<std::uintptr_t>(cudasim::dynamic_shared_memory());
+  c.dynamic_shared = {base, base + launch.config.dynamic_shared_bytes};
+  c.dynamic_capacity = {base, base + kDynamicSharedCapacity};
+  const auto closure = reinterpret_cast<std::uintptr_t>(launch.kernel.get());
+  c.closure = {closure, closure + launch.kernel->object_size()};
+  c.shared_words.clear();
+  active = &c;
+}
+
+void instrumentation_set_stack(const void* low, const void* high) {
+  if (AccessContext* c = active)
+    c->stack = {reinterpret_cast<std::uintptr_t>(low), reinterpret_cast<std::uintptr_t>(high)};
+}
+
+void instrumentation_barrier_released() {
+  if (AccessContext* c = active)
+    if (c->racecheck) c->shared_words.clear();
+}
+
+void instrumentation_end_block(LaunchState& launch) {
+  AccessContext* c = active;
+  if (c == nullptr) return;
+  active = nullptr;
+  TrafficCounters& t = launch.traffic;
+  t.global_load += c->traffic.global_load;
+  t.global_store += c->traffic.global_store;
+  t.shared_load += c->traffic.shared_load;
+  t.shared_store += c->traffic.shared_store;
+  t.atomics += c->traffic.atomics;
+  t.host_access += c->traffic.host_access;
+}
+
+bool instrumentation_present() { return instrumented_code_present.load(std::memory_order_relaxed); }
+
+void count_atomic(const void* address, unsigned bytes) {
+  AccessContext* c = active;
+  if (c == nullptr) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const Space space = classify(*c, a);
+  if (space == Space::Illegal || space == Space::Local) {
+    on_access(address, bytes, true, __builtin_return_address(0));  // reports the illegal address
+    return;
+  }
+  if (space == Space::Global && c->arena.contains(a)) check_global(*c, a, bytes, true, __builtin_return_address(0));
+  ++c->traffic.atomics;
+}
+
+void vector_access(const void* address, unsigned bytes, bool is_store) {
+  on_access(address, bytes, is_store, __builtin_return_address(0));
+}
+
+}  // namespace cudasim::detail
+
+void* cudasim::dynamic_shared_memory(const void* pointer_slot) noexcept {
+  // The slot is the `static thread_local T* const` the rewrite made from an `extern __shared__`
+  // declaration: loading that pointer is not a shared-memory access.
+  if (pointer_slot != nullptr && detail::context_storage != nullptr)
+    detail::context_storage->pointer_slots.push_back(reinterpret_cast<std::uintptr_t>(pointer_slot));
+  return detail::dynamic_shared_memory_of_this_thread();
+}
+
+// ---- the sanitizer-coverage hooks ------------------------------------------------------------
+extern "C" {
+#define CUDASIM_HOOKS(bits, bytes)                                                       \
+  void __sanitizer_cov_load##bytes(void* address) {                                     \
+    cudasim::detail::on_access(address, bytes, false, __builtin_return_address(0));      \
+  }                                                                                      \
+  void __sanitizer_cov_store##bytes(void* address) {                                    \
+    cudasim::detail::on_access(address, bytes, true, __builtin_return_address(0));       \
+  }
+CUDASIM_HOOKS(8, 1)
+CUDASIM_HOOKS(16, 2)
+CUDASIM_HOOKS(32, 4)
+CUDASIM_HOOKS(64, 8)
+CUDASIM_HOOKS(128, 16)
+#undef CUDASIM_HOOKS
+
+/// Called once per instrumented object file at start-up: the program has counting kernels.
+void __sanitizer_cov_8bit_counters_init(char*, char*) {
+  cudasim::detail::instrumented_code_present.store(true);
+}
+}

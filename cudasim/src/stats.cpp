@@ -1,0 +1,214 @@
+// The statistics API (cudasim/stats.hpp) and the report printed at exit when CUDASIM_STATS is
+// set (what `./course run --stats` shows): per kernel, launches and the memory traffic the
+// instrumentation counted, plus copy traffic by direction. With CUDASIM_STATS_JSON=<path> the
+// same figures are written as JSON for `./course profile`.
+#include "cudasim/stats.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "internal.hpp"
+
+namespace cudasim {
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::uint64_t>> declared_flops;
+  std::vector<KernelStats> per_kernel;  // in order of first launch
+  KernelStats last;
+  TransferStats transfers;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+void add(KernelStats& total, const KernelStats& one) {
+  total.launches += one.launches;
+  total.blocks += one.blocks;
+  total.threads += one.threads;
+  total.global_load_bytes += one.global_load_bytes;
+  total.global_store_bytes += one.global_store_bytes;
+  total.shared_load_bytes += one.shared_load_bytes;
+  total.shared_store_bytes += one.shared_store_bytes;
+  total.atomics += one.atomics;
+  total.host_access_bytes += one.host_access_bytes;
+  total.flops += one.flops;
+}
+
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void print_report() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::FILE* out = std::getenv("CUDASIM_STATS") != nullptr ? stderr : nullptr;
+  if (out == nullptr) out = std::fopen("/dev/null", "w");  // only the JSON was asked for
+  std::fflush(stdout);
+  std::fprintf(out, "\ncudasim statistics%s\n",
+               stats_available() ? "" : " (kernels not instrumented: byte counts unavailable)");
+  std::fprintf(out, "%-32s %8s %10s %14s %14s %14s %14s %10s\n", "kernel", "launches", "threads",
+               "global load B", "global store B", "shared load B", "shared store B", "atomics");
+  for (const KernelStats& k : r.per_kernel)
+    std::fprintf(out, "%-32s %8llu %10llu %14llu %14llu %14llu %14llu %10llu\n", k.kernel_name.c_str(),
+                 static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.threads),
+                 static_cast<unsigned long long>(k.global_load_bytes),
+                 static_cast<unsigned long long>(k.global_store_bytes),
+                 static_cast<unsigned long long>(k.shared_load_bytes),
+                 static_cast<unsigned long long>(k.shared_store_bytes),
+                 static_cast<unsigned long long>(k.atomics));
+  const TransferStats& t = r.transfers;
+  std::fprintf(out, "copies: host->device %llu B, device->host %llu B, device->device %llu B, memset %llu B\n",
+               static_cast<unsigned long long>(t.host_to_device_bytes),
+               static_cast<unsigned long long>(t.device_to_host_bytes),
+               static_cast<unsigned long long>(t.device_to_device_bytes),
+               static_cast<unsigned long long>(t.memset_bytes));
+  if (out != stderr) std::fclose(out);
+
+  if (const char* path = std::getenv("CUDASIM_STATS_JSON")) {
+    if (std::FILE* json = std::fopen(path, "w")) {
+      std::fprintf(json, "{\n  \"instrumented\": %s,\n  \"kernels\": [", stats_available() ? "true" : "false");
+      bool first = true;
+      for (const KernelStats& k : r.per_kernel) {
+        std::fprintf(json,
+                     "%s\n    {\"name\": \"%s\", \"launches\": %llu, \"blocks\": %llu, \"threads\": %llu, "
+                     "\"global_load_bytes\": %llu, \"global_store_bytes\": %llu, \"shared_load_bytes\": %llu, "
+                     "\"shared_store_bytes\": %llu, \"atomics\": %llu, \"host_access_bytes\": %llu, \"flops\": %llu}",
+                     first ? "" : ",", json_escape(k.kernel_name).c_str(),
+                     static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.blocks),
+                     static_cast<unsigned long long>(k.threads),
+                     static_cast<unsigned long long>(k.global_load_bytes),
+                     static_cast<unsigned long long>(k.global_store_bytes),
+                     static_cast<unsigned long long>(k.shared_load_bytes),
+                     static_cast<unsigned long long>(k.shared_store_bytes),
+                     static_cast<unsigned long long>(k.atomics),
+                     static_cast<unsigned long long>(k.host_access_bytes),
+                     static_cast<unsigned long long>(k.flops));
+        first = false;
+      }
+      std::fprintf(json,
+                   "\n  ],\n  \"copies\": {\"host_to_device_bytes\": %llu, \"device_to_host_bytes\": %llu, "
+                   "\"device_to_device_bytes\": %llu, \"host_to_host_bytes\": %llu, \"memset_bytes\": %llu}\n}\n",
+                   static_cast<unsigned long long>(t.host_to_device_bytes),
+                   static_cast<unsigned long long>(t.device_to_host_bytes),
+                   static_cast<unsigned long long>(t.device_to_device_bytes),
+                   static_cast<unsigned long long>(t.host_to_host_bytes),
+                   static_cast<unsigned long long>(t.memset_bytes));
+      std::fclose(json);
+    }
+  }
+}
+
+void register_exit_report_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // The registry must exist before the handler is registered, so that it is destroyed after
+    // the handler has run (exit runs them in reverse order of registration).
+    registry();
+    if (std::getenv("CUDASIM_STATS") != nullptr || std::getenv("CUDASIM_STATS_JSON") != nullptr)
+      std::atexit(print_report);
+  });
+}
+
+}  // namespace
+
+bool stats_available() { return detail::instrumentation_present(); }
+
+void reset_stats() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.per_kernel.clear();
+  r.last = {};
+  r.transfers = {};
+}
+
+KernelStats last_launch_stats() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.last;
+}
+
+std::vector<KernelStats> kernel_stats() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.per_kernel;
+}
+
+TransferStats transfer_stats() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.transfers;
+}
+
+void declare_flops(const char* kernel_name, std::uint64_t flops_per_launch) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto& entry : r.declared_flops)
+    if (entry.first == kernel_name) {
+      entry.second = flops_per_launch;
+      return;
+    }
+  r.declared_flops.emplace_back(kernel_name, flops_per_launch);
+}
+
+namespace detail {
+
+void record_launch_stats(const LaunchState& launch) {
+  register_exit_report_once();
+  const dim3 g = launch.config.grid, b = launch.config.block;
+  KernelStats one;
+  one.kernel_name = launch.config.site.kernel_name;
+  one.launches = 1;
+  one.blocks = static_cast<std::uint64_t>(g.x) * g.y * g.z;
+  one.threads = one.blocks * b.x * b.y * b.z;
+  one.global_load_bytes = launch.traffic.global_load.load();
+  one.global_store_bytes = launch.traffic.global_store.load();
+  one.shared_load_bytes = launch.traffic.shared_load.load();
+  one.shared_store_bytes = launch.traffic.shared_store.load();
+  one.atomics = launch.traffic.atomics.load();
+  one.host_access_bytes = launch.traffic.host_access.load();
+
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& entry : r.declared_flops)
+    if (entry.first == one.kernel_name) one.flops = entry.second;
+  r.last = one;
+  for (KernelStats& k : r.per_kernel)
+    if (k.kernel_name == one.kernel_name) {
+      add(k, one);
+      return;
+    }
+  r.per_kernel.push_back(one);
+}
+
+void record_transfer(cudaMemcpyKind direction, std::size_t bytes) {
+  register_exit_report_once();
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  switch (direction) {
+    case cudaMemcpyHostToDevice: r.transfers.host_to_device_bytes += bytes; break;
+    case cudaMemcpyDeviceToHost: r.transfers.device_to_host_bytes += bytes; break;
+    case cudaMemcpyDeviceToDevice: r.transfers.device_to_device_bytes += bytes; break;
+    default: r.transfers.host_to_host_bytes += bytes; break;
+  }
+}
+
+void record_memset(std::size_t bytes) {
+  register_exit_report_once();
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.transfers.memset_bytes += bytes;
+}
+
+}  // namespace detail
+}  // namespace cudasim

@@ -1,0 +1,327 @@
+// The simulator's profiler and sanitizer: exact memory-traffic counters, memcheck (out of
+// bounds, use after free, host memory, misaligned, dynamic shared memory) and racecheck.
+// This suite runs with CUDASIM_CHECK=race,shuffle (set by CMake), so every correct kernel here
+// also proves that racecheck and the shuffled thread order raise no false alarm.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#ifdef CUDASIM
+
+#include <string>
+#include <vector>
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << "expected \"" << (needle) << "\" in:\n" << (haystack)
+
+/// Runs `launch`, synchronises, and returns what the simulator printed; `expected` is the
+/// error cudaDeviceSynchronize must return.
+template <class Launch>
+std::string report_of(Launch launch, cudaError_t expected) {
+  testing::internal::CaptureStderr();
+  launch();
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const std::string report = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(synced, expected) << cudaGetErrorName(synced) << "\n" << report;
+  return report;
+}
+
+class Memcheck : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cudasim::stats_available()) << "this suite must be built with the instrumentation";
+    cudasim::reset_stats();
+  }
+  void TearDown() override { EXPECT_EQ(cudaDeviceReset(), cudaSuccess); }
+};
+
+// ---- counters ---------------------------------------------------------------------------------
+
+__global__ void copy(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+TEST_F(Memcheck, ACopyKernelMovesTwoTimesNTimesFourBytes) {
+  const int n = 1000;
+  float *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  copy<<<(n + 127) / 128, 128>>>(in, out, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudasim::KernelStats s = cudasim::last_launch_stats();
+  EXPECT_EQ(s.kernel_name, "copy");
+  EXPECT_EQ(s.global_load_bytes, 4u * n);
+  EXPECT_EQ(s.global_store_bytes, 4u * n);
+  EXPECT_EQ(s.shared_bytes(), 0u);
+  EXPECT_EQ(s.threads, 8u * 128u);
+  EXPECT_EQ(s.blocks, 8u);
+}
+
+__global__ void naive_matmul(const float* a, const float* b, float* c, int n) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+}
+
+template <int T>
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n) {
+  __shared__ float a_tile[T][T];
+  __shared__ float b_tile[T][T];
+  const int row = blockIdx.y * T + threadIdx.y;
+  const int col = blockIdx.x * T + threadIdx.x;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < n; k0 += T) {
+    a_tile[threadIdx.y][threadIdx.x] = a[row * n + k0 + threadIdx.x];
+    b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < T; ++k) acc += a_tile[threadIdx.y][k] * b_tile[k][threadIdx.x];
+    __syncthreads();
+  }
+  c[row * n + col] = acc;
+}
+
+class MatmulBytes : public Memcheck, public ::testing::WithParamInterface<int> {};
+
+TEST_P(MatmulBytes, NaiveLoadsTwoNCubedFloatsAndTiledADivisionByTheTileFewer) {
+  const std::uint64_t n = static_cast<std::uint64_t>(GetParam());
+  float *a, *b, *c;
+  ASSERT_EQ(cudaMalloc(&a, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c, n * n * sizeof(float)), cudaSuccess);
+  const dim3 block(16, 16), grid(static_cast<unsigned>(n / 16), static_cast<unsigned>(n / 16));
+
+  naive_matmul<<<grid, block>>>(a, b, c, static_cast<int>(n));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudasim::KernelStats s = cudasim::last_launch_stats();
+  EXPECT_EQ(s.global_load_bytes, 2 * n * n * n * 4);
+  EXPECT_EQ(s.global_store_bytes, n * n * 4);
+
+  tiled_matmul<16><<<grid, block>>>(a, b, c, static_cast<int>(n));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  s = cudasim::last_launch_stats();
+  EXPECT_EQ(s.kernel_name, "tiled_matmul<16>");
+  EXPECT_EQ(s.global_load_bytes, 2 * n * n * n * 4 / 16);
+  EXPECT_EQ(s.global_store_bytes, n * n * 4);
+  // Each thread stores two floats per tile step and reads 2*T of them.
+  EXPECT_EQ(s.shared_store_bytes, n * n * (n / 16) * 2 * 4);
+  EXPECT_EQ(s.shared_load_bytes, n * n * n * 2 * 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, MatmulBytes, ::testing::Values(16, 48, 64));
+
+__global__ void copy_float4(const float4* in, float4* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+TEST_F(Memcheck, AFloat4CopyCountsSixteenBytesPerElement) {
+  const int n = 100;
+  float4 *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float4)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float4)), cudaSuccess);
+  copy_float4<<<1, 128>>>(in, out, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudasim::last_launch_stats().global_load_bytes, 16u * n);
+  EXPECT_EQ(cudasim::last_launch_stats().global_store_bytes, 16u * n);
+}
+
+__global__ void count_into(int* counter, float* total) {
+  atomicAdd(counter, 1);
+  atomicAdd(total, 0.5f);
+}
+
+TEST_F(Memcheck, AtomicsAreCountedApartFromLoadsAndStores) {
+  int* counter;
+  float* total;
+  ASSERT_EQ(cudaMalloc(&counter, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&total, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(counter, 0, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(total, 0, sizeof(float)), cudaSuccess);
+  count_into<<<4, 64>>>(counter, total);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudasim::KernelStats s = cudasim::last_launch_stats();
+  EXPECT_EQ(s.atomics, 2u * 256u);
+  EXPECT_EQ(s.global_bytes(), 0u);
+  int hits = 0;
+  ASSERT_EQ(cudaMemcpy(&hits, counter, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(hits, 256);
+}
+
+TEST_F(Memcheck, CopiesAreCountedByDirectionAndKernelsPerName) {
+  const int n = 256;
+  std::vector<float> host(n, 1.0f);
+  float *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  copy<<<2, 128>>>(in, out, n);
+  copy<<<2, 128>>>(out, in, n);
+  ASSERT_EQ(cudaMemcpy(host.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  const cudasim::TransferStats t = cudasim::transfer_stats();
+  EXPECT_EQ(t.host_to_device_bytes, 4u * n);
+  EXPECT_EQ(t.device_to_host_bytes, 4u * n);
+  const std::vector<cudasim::KernelStats> kernels = cudasim::kernel_stats();
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].launches, 2u);
+  EXPECT_EQ(kernels[0].global_bytes(), 2u * 2u * 4u * n);
+}
+
+// ---- memcheck -------------------------------------------------------------------------------------
+
+__global__ void read_one_past_the_end(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[0] = in[i];  // the off-by-one: i == n reads past the end
+}
+
+TEST_F(Memcheck, AnOutOfBoundsReadNamesKernelThreadAndAllocation) {
+  const int n = 100;
+  float *in, *out;
+  const int allocation_line = __LINE__ + 1;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, sizeof(float)), cudaSuccess);
+  const std::string report =
+      report_of([&] { read_one_past_the_end<<<1, 128>>>(in, out, n); }, cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "'read_one_past_the_end'");
+  EXPECT_CONTAINS(report, "block (0,0,0), thread (100,0,0)");
+  EXPECT_CONTAINS(report, "out-of-bounds global load of 4 bytes at byte 400 of the 400-byte allocation");
+  EXPECT_CONTAINS(report, "test_memcheck.cu:" + std::to_string(allocation_line));
+}
+
+__global__ void write_one_past_the_end(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n + 1) out[i] = 1.0f;
+}
+
+TEST_F(Memcheck, AnOutOfBoundsWriteOnePastTheEndIsCaught) {
+  const int n = 64;
+  float* out;
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  const std::string report = report_of([&] { write_one_past_the_end<<<1, 128>>>(out, n); }, cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "thread (64,0,0)");
+  EXPECT_CONTAINS(report, "out-of-bounds global store of 4 bytes");
+  EXPECT_CONTAINS(report, "test_memcheck.cu:");  // the access's own line, through addr2line
+}
+
+TEST_F(Memcheck, UseAfterFreeIsNamedAsSuch) {
+  float *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, 64 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaFree(in), cudaSuccess);
+  const std::string report = report_of([&] { copy<<<1, 64>>>(in, out, 64); }, cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "use after free");
+}
+
+TEST_F(Memcheck, AKernelGivenAHostPointerIsStopped) {
+  std::vector<float> host(64, 1.0f);
+  float* out;
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(float)), cudaSuccess);
+  const std::string report = report_of([&] { copy<<<1, 64>>>(host.data(), out, 64); }, cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "host memory");
+  EXPECT_CONTAINS(report, "thread (0,0,0)");
+}
+
+TEST_F(Memcheck, AMisalignedVectorLoadIsReported) {
+  float4 *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, 8 * sizeof(float4)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, 8 * sizeof(float4)), cudaSuccess);
+  const float4* shifted = reinterpret_cast<const float4*>(reinterpret_cast<const float*>(in) + 1);
+  const std::string report = report_of([&] { copy_float4<<<1, 4>>>(shifted, out, 4); }, cudaErrorMisalignedAddress);
+  EXPECT_CONTAINS(report, "misaligned global load of 16 bytes");
+}
+
+__global__ void fill_dynamic_shared(float* out, int count) {
+  extern __shared__ float scratch[];
+  for (int i = threadIdx.x; i < count; i += blockDim.x) scratch[i] = 1.0f;
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = scratch[0];
+}
+
+TEST_F(Memcheck, DynamicSharedMemoryBeyondWhatTheLaunchAskedForIsCaught) {
+  float* out;
+  ASSERT_EQ(cudaMalloc(&out, sizeof(float)), cudaSuccess);
+  // 64 floats asked for, 65 written.
+  const std::string report =
+      report_of([&] { fill_dynamic_shared<<<1, 32, 64 * sizeof(float)>>>(out, 65); }, cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "dynamic shared memory, but the launch asked for 256 bytes");
+  // The same kernel within bounds runs clean and counts its shared traffic (after a reset:
+  // the fault left the context's error sticky, as on a GPU).
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, sizeof(float)), cudaSuccess);
+  cudasim::reset_stats();
+  const std::string clean = report_of([&] { fill_dynamic_shared<<<1, 32, 64 * sizeof(float)>>>(out, 64); }, cudaSuccess);
+  EXPECT_EQ(clean, "");
+  EXPECT_EQ(cudasim::last_launch_stats().shared_store_bytes, 64u * 4u);
+  EXPECT_EQ(cudasim::last_launch_stats().shared_load_bytes, 4u);
+}
+
+// ---- racecheck and the shuffled order ---------------------------------------------------------------
+
+template <int T>
+__global__ void tiled_matmul_missing_second_barrier(const float* a, const float* b, float* c, int n) {
+  __shared__ float a_tile[T][T];
+  __shared__ float b_tile[T][T];
+  const int row = blockIdx.y * T + threadIdx.y;
+  const int col = blockIdx.x * T + threadIdx.x;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < n; k0 += T) {
+    a_tile[threadIdx.y][threadIdx.x] = a[row * n + k0 + threadIdx.x];
+    b_tile[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < T; ++k) acc += a_tile[threadIdx.y][k] * b_tile[k][threadIdx.x];
+    // missing: __syncthreads(); the next iteration overwrites tiles others still read
+  }
+  c[row * n + col] = acc;
+}
+
+TEST_F(Memcheck, AMissingBarrierInATiledKernelIsARace) {
+  const int n = 32;
+  float *a, *b, *c;
+  ASSERT_EQ(cudaMalloc(&a, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c, n * n * sizeof(float)), cudaSuccess);
+  const std::string report = report_of(
+      [&] { tiled_matmul_missing_second_barrier<16><<<dim3(2, 2), dim3(16, 16)>>>(a, b, c, n); },
+      cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "race on shared memory");
+  EXPECT_CONTAINS(report, "'tiled_matmul_missing_second_barrier<16>'");
+  EXPECT_CONTAINS(report, "__syncthreads()");
+}
+
+TEST_F(Memcheck, TheCorrectTiledKernelRaisesNoReport) {
+  const int n = 32;
+  float *a, *b, *c;
+  ASSERT_EQ(cudaMalloc(&a, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c, n * n * sizeof(float)), cudaSuccess);
+  const std::string report = report_of([&] { tiled_matmul<16><<<dim3(2, 2), dim3(16, 16)>>>(a, b, c, n); }, cudaSuccess);
+  EXPECT_EQ(report, "");
+}
+
+__global__ void last_writer_after_barrier(int* out) {
+  __syncthreads();
+  *out = static_cast<int>(threadIdx.x);  // which thread writes last depends on the order
+}
+
+TEST_F(Memcheck, TheShuffledOrderChangesWhichThreadRunsLast) {
+  int* out;
+  ASSERT_EQ(cudaMalloc(&out, sizeof(int)), cudaSuccess);
+  last_writer_after_barrier<<<1, 256>>>(out);
+  int last = -1;
+  ASSERT_EQ(cudaMemcpy(&last, out, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  // In thread order thread 255 would write last; the seeded shuffle makes that unlikely and
+  // reproducible (the same seed gives the same order on every run).
+  EXPECT_NE(last, 255);
+  int again = -1;
+  last_writer_after_barrier<<<1, 256>>>(out);
+  ASSERT_EQ(cudaMemcpy(&again, out, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(again, last);
+}
+
+}  // namespace
+
+#endif  // CUDASIM
