@@ -5,6 +5,7 @@
 set(COURSE_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
 get_filename_component(COURSE_ROOT "${COURSE_ROOT}" ABSOLUTE)
 set(COURSE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+include("${COURSE_ROOT}/autograder/cmake/CourseGrader.cmake")  # COURSE_GRADER, course_grader_sources()
 
 # Adds CUDA sources to `target`. On the cuda backend nvcc compiles them as they are. On the
 # sim backend each file is rewritten at build time (chevrons and extern __shared__, line
@@ -107,6 +108,7 @@ function(course_add_exercise)
       set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${output_dir}"
                                                  OUTPUT_NAME "${EX_NAME}_test")
       course_student_warnings(${target})
+      course_grader_sources(${target} "${lesson}" "${EX_NAME}")
 
       set(test_name "${variant}/${lesson}/${EX_NAME}")
       if(variant STREQUAL "submission" AND COURSE_EXPECT_SKELETONS)

@@ -7,7 +7,7 @@ from typing import List, Optional
 from .backend import BACKEND_CHOICES
 from .errors import CourseError, USAGE_ERROR
 
-COMMANDS = ("run", "profile", "test", "grade", "selftest", "list")
+COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list")
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
@@ -16,6 +16,7 @@ The course's command line: builds what it needs on first use, then
   profile FILE.cu [ARGS]   per-kernel traffic, intensity and roofline times on named GPUs
   test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/)
   grade                    the autograder (default submission: exercises/)
+  grade-all DIR            grade every submission folder in DIR: gradebook.csv and reports
   selftest                 the project's own test suite
   list                     lessons and exercises with your pass/fail state
 
@@ -89,11 +90,23 @@ def build_parser() -> OneLineParser:
     grade.add_argument("--out", metavar="DIR",
                        help="also write results.json (Gradescope's format) here; gradescope's default is .")
 
+    grade_all = sub.add_parser("grade-all", help="grade a whole class",
+                               description="Grade every submission folder in DIR (one folder per student, each "
+                                           "laid out like exercises/), several at a time; writes OUT/gradebook.csv "
+                                           "and OUT/<student>/results.json, report.json, report.txt.")
+    _backend_option(grade_all, argparse.SUPPRESS)
+    grade_all.add_argument("directory", metavar="DIR")
+    grade_all.add_argument("--lesson", metavar="NN", help="grade one lesson only")
+    grade_all.add_argument("--out", metavar="DIR", default="grades", help="where to write (default: ./grades)")
+    grade_all.add_argument("--jobs", metavar="N", type=int, default=0,
+                           help="submissions graded at once (default: half the CPU cores)")
+
     selftest = sub.add_parser("selftest", help="the project's own test suite")
     _backend_option(selftest, argparse.SUPPRESS)
 
     lst = sub.add_parser("list", help="lessons and exercises with your pass/fail state")
     _backend_option(lst, argparse.SUPPRESS)
+
     return parser
 
 
@@ -151,6 +164,13 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
             raise CourseError("--out %s exists and is not a folder" % args.out)
+    if args.command == "grade-all":
+        from .grade import validate_lesson_argument
+        if not os.path.isdir(args.directory):
+            raise CourseError("submissions folder '%s' does not exist" % args.directory)
+        validate_lesson_argument(ROOT, args.lesson)
+        if args.jobs < 0:
+            raise CourseError("--jobs must be >= 1")
     if args.command in ("run", "profile") and not os.path.isfile(args.file):
         raise CourseError("no such file: %s" % args.file)
     if args.command == "profile":
@@ -185,6 +205,12 @@ def dispatch(args: argparse.Namespace) -> int:
         for path in written:
             sys.stderr.write("wrote %s\n" % path)
         return 0
+    if args.command == "grade-all":
+        from .grade_all import default_jobs, grade_all
+        from .process import memory_limit_from_env, timeout_from_env
+        return grade_all(session.root, session.toolchain, args.directory, args.out, args.lesson,
+                         jobs=args.jobs or default_jobs(), timeout=timeout_from_env(),
+                         memory_bytes=memory_limit_from_env())
     raise CourseError("unknown command " + args.command)
 
 

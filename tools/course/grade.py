@@ -15,7 +15,11 @@ from .build import BuildDir, course_code_failure, readable_build_output
 from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
 from .manifest import Exercise, resolve_lesson
+from .graded_run import PERF_FILTER, run_graded_tests, run_signed
+from .perf import PerfOutcome, judge
 from .rubric import load_rubric, score
+from .untrusted import check_object, dependencies_under, object_files, parse_gtest_list, section_names, \
+    solution_includes
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -35,6 +39,19 @@ class ExerciseGrade:
     feedback: str = ""             # compiler errors, failure messages, the end of a crash's output
     failures: List[Dict[str, str]] = field(default_factory=list)
     performance: str = ""
+    performance_max: float = 0.0      # the rubric's performance points
+    performance_score: float = 0.0
+    performance_graded: bool = False   # False: left out of the maximum ("not graded ...")
+    performance_suspicious: bool = False
+    criterion: str = "none"
+
+    @property
+    def total_score(self) -> float:
+        return round(self.score + (self.performance_score if self.performance_graded else 0.0), 2)
+
+    @property
+    def total_max(self) -> float:
+        return round(self.max_score + (self.performance_max if self.performance_graded else 0.0), 2)
 
     @property
     def key(self) -> str:
@@ -43,8 +60,13 @@ class ExerciseGrade:
     def to_dict(self) -> dict:
         return {"lesson": self.lesson, "exercise": self.name, "file": self.file, "status": self.status,
                 "tests_passed": self.tests_passed, "tests_total": self.tests_total,
-                "score": self.score, "max_score": self.max_score, "note": self.note,
-                "performance": self.performance, "failures": self.failures, "feedback": self.feedback}
+                "score": self.total_score, "max_score": self.total_max,
+                "correctness_score": self.score, "correctness_max": self.max_score,
+                "performance_score": self.performance_score if self.performance_graded else None,
+                "performance_max": self.performance_max if self.performance_graded else None,
+                "performance_criterion": self.criterion, "performance_suspicious": self.performance_suspicious,
+                "note": self.note, "performance": self.performance, "failures": self.failures,
+                "feedback": self.feedback}
 
 
 @dataclass
@@ -59,15 +81,21 @@ class GradeReport:
 
     @property
     def score(self) -> float:
-        return round(sum(e.score for e in self.exercises), 2)
+        return round(sum(e.total_score for e in self.exercises), 2)
 
     @property
     def max_score(self) -> float:
-        return round(sum(e.max_score for e in self.exercises), 2)
+        return round(sum(e.total_max for e in self.exercises), 2)
 
     @property
     def performance(self) -> str:
-        return "not graded on %s yet" % self.backend
+        graded = [e for e in self.exercises if e.performance_graded]
+        wanted = [e for e in self.exercises if e.performance_max > 0 and e.criterion != "none"]
+        if not wanted:
+            return "not part of the rubric for these exercises"
+        if not graded:
+            return "not graded on %s yet" % self.backend
+        return "graded against the reference for %s" % ", ".join(e.name for e in graded)
 
     def to_dict(self) -> dict:
         return {"backend": self.backend, "submission": self.submission, "lesson": self.lesson,
@@ -128,7 +156,7 @@ def copy_submission(submission: str, known: Dict[str, Set[str]], dest: str) -> (
 
 def grade_build_dir(root: str, backend: str, submission: str) -> str:
     digest = hashlib.sha256(os.path.realpath(submission).encode("utf-8")).hexdigest()[:16]
-    return os.path.join(root, "build", "grade-" + backend, digest)
+    return os.path.join(root, "build", "grade-" + backend, "sub-" + digest)
 
 
 def validate_lesson_argument(root: str, lesson: Optional[str]) -> None:
@@ -145,20 +173,164 @@ def validate_lesson_argument(root: str, lesson: Optional[str]) -> None:
     raise CourseError("unknown lesson '%s'; the lessons are: %s" % (lesson, ", ".join(folders) or "(none)"))
 
 
+SNAPSHOT_PARTS = ("CMakeLists.txt", "CMakePresets.json", "cmake", "cudasim", "lessons", "autograder/tests",
+                  "autograder/harness", "autograder/cmake", "autograder/perf")
+FORBIDDEN_INCLUDE = "forbidden include"
+FORBIDDEN_CALL = "forbidden call"
+
+
+def sync_tree(src: str, dst: str, parts=SNAPSHOT_PARTS) -> None:
+    """Mirror ``parts`` of ``src`` into ``dst``: changed files copied with their times (so the
+    build does not redo what did not change), vanished ones removed. The grader builds
+    submissions from this copy of the course, which has no solutions/ to reach."""
+    wanted = set()
+    for part in parts:
+        source = os.path.join(src, part)
+        if os.path.isfile(source):
+            items = [(source, os.path.join(dst, part))]
+        else:
+            items = []
+            for dirpath, dirnames, filenames in os.walk(source):
+                dirnames[:] = [d for d in dirnames if d not in ("__pycache__", "build") and not d.startswith(".")]
+                for name in filenames:
+                    full = os.path.join(dirpath, name)
+                    items.append((full, os.path.join(dst, os.path.relpath(full, src))))
+        for source_file, target in items:
+            wanted.add(target)
+            try:
+                a, b = os.stat(source_file), os.stat(target)
+                if a.st_size == b.st_size and int(a.st_mtime) == int(b.st_mtime):
+                    continue
+            except FileNotFoundError:
+                pass
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(source_file, target)
+    for dirpath, _, filenames in os.walk(dst):
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if full not in wanted:
+                os.remove(full)
+
+
+def course_snapshot(root: str, backend: str) -> str:
+    snapshot = os.path.join(root, "build", "grade-" + backend, "course-src")
+    sync_tree(root, snapshot)
+    return snapshot
+
+
+class Reference:
+    """The reference solutions built by the grader (with the signed-results listener and the
+    performance cases) in their own build folder, from the real source tree: the test lists
+    that define what a submission must pass, and the figures its performance is compared to."""
+
+    def __init__(self, root: str, toolchain: Toolchain):
+        self.build = BuildDir(root, os.path.join(root, "build", "grade-" + toolchain.backend, "reference"), toolchain,
+                              {"COURSE_SUBMISSION_DIR": os.path.join(root, "solutions"),
+                               "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
+        self.backend = toolchain.backend
+        self._tests: Dict[str, List[str]] = {}
+        self._sections: Dict[str, List[str]] = {}
+        self.ready = False
+
+    def prepare(self) -> None:
+        if self.ready:
+            return
+        self.build.configure()
+        self.manifest = self.build.manifest()
+        ui.progress("building the reference solutions for grading ...", end="")
+        outcome = self.build.build([ex.variant("submission").target for ex in self.manifest.exercises
+                                    if "submission" in ex.variants])
+        if not outcome.ok:
+            ui.progress(" failed")
+            ui.progress(outcome.output.rstrip()[-4000:])
+            raise CourseError("grading stopped: the reference solutions do not build with the grader's "
+                              "additions; fix the course and grade again", FAILURE)
+        ui.progress(" ok")
+        self.ready = True
+
+    def executable(self, ex: Exercise) -> str:
+        return self.manifest.exercise(ex.lesson, ex.name).variant("submission").executable
+
+    def tests(self, ex: Exercise) -> List[str]:
+        if ex.key not in self._tests:
+            import subprocess
+            proc = subprocess.run([self.executable(ex), "--gtest_list_tests"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, universal_newlines=True, errors="replace", timeout=60)
+            self._tests[ex.key] = parse_gtest_list(proc.stdout)
+        return self._tests[ex.key]
+
+    def baseline_sections(self, ex: Exercise) -> List[str]:
+        """Start-up sections of the reference's object (what the toolchain itself adds)."""
+        if ex.key not in self._sections:
+            ref = self.manifest.exercise(ex.lesson, ex.name).variant("submission").target
+            found = object_files(self.build.path, ref, ex.file)
+            self._sections[ex.key] = section_names(found[0]) if found else []
+        return self._sections[ex.key]
+
+    def correctness_tests(self, ex: Exercise) -> List[str]:
+        return [t for t in self.tests(ex) if not t.startswith("CoursePerf.")]
+
+    def has_perf_case(self, ex: Exercise) -> bool:
+        return any(t.startswith("CoursePerf.") for t in self.tests(ex))
+
+
+def _perf_figures(executable: str, name: str, timeout: float, memory_bytes: Optional[int]) -> Optional[dict]:
+    run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter=PERF_FILTER,
+                     env={"COURSE_PERF": "1"}, want_messages=False)
+    if run.signed is None or run.status != ERROR or run.reason:
+        return None
+    return run.signed.perf.get(name)
+
+
+def measure_performance(reference: Reference, ex: Exercise, student_exe: str, criterion: str, *,
+                        timeout: float, memory_bytes: Optional[int]) -> PerfOutcome:
+    """Student and reference alternately: 1 round on the simulator (the counts are exact),
+    3 on a GPU (each run is itself a median over many repeats)."""
+    rounds = 1 if reference.backend == "sim" else 3
+    mine, theirs = [], []
+    for _ in range(rounds):
+        figures = _perf_figures(student_exe, ex.name, timeout, memory_bytes)
+        if figures is None:
+            return PerfOutcome(True, 0.0, summary="the performance run failed or left no signed figures")
+        mine.append(figures)
+        ref = _perf_figures(reference.executable(ex), ex.name, timeout, memory_bytes)
+        if ref is not None:
+            theirs.append(ref)
+    return judge(criterion, reference.backend, mine, theirs)
+
+
+def dependency_paths(build: BuildDir, obj: str) -> str:
+    """What the compiler recorded as the object's inputs (``ninja -t deps``); "" without ninja."""
+    import subprocess
+    ninja = shutil.which("ninja")
+    if not ninja or build.toolchain.generator != "Ninja":
+        return ""
+    proc = subprocess.run([ninja, "-C", build.path, "-t", "deps", os.path.relpath(obj, build.path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, errors="replace")
+    return proc.stdout
+
+
 def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: Optional[str] = None, *,
-                     timeout: float, memory_bytes: Optional[int]) -> GradeReport:
-    """Grade the submission folder ``submission`` (laid out like exercises/)."""
+                     timeout: float, memory_bytes: Optional[int], build_dir: Optional[str] = None,
+                     reference: Optional[Reference] = None, snapshot: Optional[str] = None,
+                     quiet: bool = False) -> GradeReport:
+    """Grade the submission folder ``submission`` (laid out like exercises/).
+
+    ``build_dir``, ``reference`` and ``snapshot`` let grade-all share work between submissions."""
     started = time.monotonic()
     if not os.path.isdir(submission):
         raise CourseError("submission folder '%s' does not exist" % submission)
     validate_lesson_argument(root, lesson)
     known = known_exercise_files(root)
+    reference = reference or Reference(root, toolchain)
+    reference.prepare()
+    snapshot = snapshot or course_snapshot(root, toolchain.backend)
     private = tempfile.mkdtemp(prefix="course-submission-")   # mode 0700: private to this user
     try:
         copy_dir = os.path.join(private, "submission")
         submitted, ignored = copy_submission(submission, known, copy_dir)
-        build = BuildDir(root, grade_build_dir(root, toolchain.backend, submission), toolchain,
-                         {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF"})
+        build = BuildDir(snapshot, build_dir or grade_build_dir(root, toolchain.backend, submission), toolchain,
+                         {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
         build.configure()
         manifest = build.manifest()
         exercises: List[Exercise] = manifest.exercises
@@ -173,22 +345,66 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         for lesson_name in dict.fromkeys(ex.lesson for ex in exercises):
             rubrics[lesson_name] = load_rubric(root, lesson_name)
             report.warnings += rubrics[lesson_name].warnings([e.name for e in manifest.lesson_exercises(lesson_name)])
-        for w in report.warnings:
-            ui.warn(w)
+        if not quiet:
+            for w in report.warnings:
+                ui.warn(w)
 
-        grades = {ex.key: ExerciseGrade(lesson=ex.lesson, name=ex.name, file=ex.lesson + "/" + ex.file,
-                                        max_score=rubrics[ex.lesson].points_for(ex.name),
-                                        performance="not graded on %s yet" % toolchain.backend)
-                  for ex in exercises}
-        to_build = [ex for ex in exercises if ex.lesson + "/" + ex.file in submitted]
+        grades = {}
         for ex in exercises:
-            if ex not in to_build:
-                grades[ex.key].note = "file %s/%s not found in the submission" % (ex.lesson, ex.file)
+            rubric = rubrics[ex.lesson]
+            criterion = rubric.criterion_for(ex.name, toolchain.backend)
+            perf_points = rubric.performance_points_for(ex.name)
+            if perf_points > 0 and criterion != "none" and not reference.has_perf_case(ex):
+                report.warnings.append("%s: performance_points but no CoursePerf case in autograder/perf/%s/"
+                                       "perf_%s.cpp; performance not graded" % (ex.key, ex.lesson, ex.name))
+                perf_points = 0.0
+            grades[ex.key] = ExerciseGrade(lesson=ex.lesson, name=ex.name, file=ex.lesson + "/" + ex.file,
+                                           max_score=rubric.points_for(ex.name), performance_max=perf_points,
+                                           criterion=criterion if perf_points > 0 else "none",
+                                           performance="not graded (no performance points)" if perf_points <= 0
+                                           or criterion == "none" else "")
+        to_build = []
+        for ex in exercises:
+            grade = grades[ex.key]
+            if ex.lesson + "/" + ex.file not in submitted:
+                grade.note = "file %s/%s not found in the submission" % (ex.lesson, ex.file)
+                continue
+            with open(os.path.join(copy_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
+                hits = solution_includes(f.read())
+            if hits:
+                grade.status = FORBIDDEN_INCLUDE
+                grade.note = "includes a reference solution; scored 0"
+                grade.feedback = ("A submission may not include files from solutions/: %s. Write the exercise "
+                                  "yourself." % "; ".join(hits))
+                continue
+            to_build.append(ex)
         targets = {ex.variant("submission").target: ex for ex in to_build}
         outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
         for target, ex in targets.items():
             grade = grades[ex.key]
             outcome = outcomes[target]
+            objects = object_files(build.path, target, ex.file)
+            rule = None
+            baseline = reference.baseline_sections(ex)
+            for obj in objects:
+                rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
+                if not rule:
+                    reached = dependencies_under(dependency_paths(build, obj), os.path.join(root, "solutions"))
+                    if reached:
+                        grade.status = FORBIDDEN_INCLUDE
+                        grade.note = "includes a reference solution; scored 0"
+                        grade.feedback = ("A submission may not include files from solutions/; the compiler read: %s"
+                                          % ", ".join(reached[:5]))
+                        break
+                if rule:
+                    break
+            if rule:
+                grade.status = FORBIDDEN_CALL
+                grade.note = rule.split(":")[0] + "; scored 0"
+                grade.feedback = rule
+                continue
+            if grade.status == FORBIDDEN_INCLUDE:
+                continue
             if not outcome.ok:
                 broken = course_code_failure(outcome.output, ex.file, ex.variant("submission").executable)
                 if broken:
@@ -199,33 +415,73 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                 grade.note = "does not compile; the compiler's messages follow"
                 grade.feedback = _cap(readable_build_output(outcome.output).replace(copy_dir + os.sep, "submission/"))
                 continue
-            ui.progress("running %s ..." % ex.key, end="")
-            run = run_exercise_tests(ex.variant("submission").executable, timeout=timeout,
-                                     memory_bytes=memory_bytes)
-            ui.progress(" " + run.status)
+            if not quiet:
+                ui.progress("running %s ..." % ex.key, end="")
+            run = run_graded_tests(ex.variant("submission").executable, reference.correctness_tests(ex),
+                                   timeout=timeout, memory_bytes=memory_bytes)
+            if not quiet:
+                ui.progress(" " + run.status)
             grade.status = run.status
             grade.note = run.reason
-            if run.counts_results:
-                grade.tests_passed = run.passed
-                grade.tests_total = run.total
+            grade.tests_passed = run.passed
+            grade.tests_total = run.total
+            if run.scored:
                 grade.score = score(grade.max_score, run.passed, run.total or 0)
-                grade.failures = [{"test": c.full_name, "message": "\n".join(c.failures)}
-                                  for c in run.results.failed_cases]
-                grade.feedback = run.results.failure_report()
+                if run.messages:
+                    grade.failures = [{"test": c.full_name, "message": "\n".join(c.failures)}
+                                      for c in run.messages.failed_cases]
+                    grade.feedback = run.messages.failure_report()
+                if run.missing:
+                    grade.feedback += "\nTests that did not run (they count as failed): %s\n" % ", ".join(run.missing)
             else:
-                grade.tests_passed = run.passed
-                grade.tests_total = run.total
                 grade.score = 0.0
                 output = run.process.output if run.process else ""
                 grade.feedback = run.reason + ("\n\nThe end of the test program's output:\n" + output[-8192:]
                                                if output.strip() else "")
             if grade.status == ERROR and not grade.note:
                 grade.note = "no usable test results"
+        # Performance, only for exercises with performance points.
+        for ex in exercises:
+            grade = grades[ex.key]
+            if grade.performance_max <= 0 or grade.criterion == "none":
+                continue
+            if grade.status != PASSED:
+                grade.performance = "not measured: the exercise must pass every test first"
+                grade.performance_graded = True
+                continue
+            outcome = measure_performance(reference, ex, ex.variant("submission").executable, grade.criterion,
+                                          timeout=timeout, memory_bytes=memory_bytes)
+            grade.performance = outcome.summary
+            grade.performance_graded = outcome.graded
+            grade.performance_suspicious = outcome.suspicious
+            if outcome.graded:
+                grade.performance_score = round(grade.performance_max * outcome.fraction, 2)
+        for g in grades.values():
+            if g.performance_max > 0 and g.criterion != "none" and g.status != PASSED and not g.performance_graded:
+                # Whether performance counts depends on the backend, not on this student's code.
+                g.performance_graded = reference_perf_counted(reference, g, manifest, timeout, memory_bytes)
+                if not g.performance_graded:
+                    g.performance = "not graded on %s yet" % toolchain.backend
         report.exercises = [grades[ex.key] for ex in exercises]
         report.execution_time = time.monotonic() - started
         return report
     finally:
         shutil.rmtree(private, ignore_errors=True)
+
+
+_COUNTED_CACHE: Dict[str, bool] = {}
+
+
+def reference_perf_counted(reference: Reference, grade: "ExerciseGrade", manifest, timeout: float,
+                           memory_bytes: Optional[int]) -> bool:
+    """Whether the reference's own figures are measurable on this backend (cached)."""
+    key = reference.build.path + ":" + grade.key
+    if key not in _COUNTED_CACHE:
+        ex = manifest.exercise(grade.lesson, grade.name)
+        figures = _perf_figures(reference.executable(ex), grade.name, timeout, memory_bytes)
+        _COUNTED_CACHE[key] = bool(figures) and figures.get("counted") == "1" and \
+            (reference.backend == "cuda" or grade.criterion in ("global_bytes", "launches"))
+    return _COUNTED_CACHE[key]
 
 
 def _is_known(rel: str, known: Dict[str, Set[str]]) -> bool:

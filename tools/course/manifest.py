@@ -55,6 +55,13 @@ class Manifest:
     def lesson_exercises(self, lesson: str) -> List[Exercise]:
         return [ex for ex in self.exercises if ex.lesson == lesson]
 
+    def exercise(self, lesson: str, name: str) -> Exercise:
+        for ex in self.exercises:
+            if ex.lesson == lesson and ex.name == name:
+                return ex
+        raise CourseError("the build in %s has no exercise %s/%s" % (os.path.dirname(self.path), lesson, name),
+                          FAILURE)
+
 
 def parse_manifest(data: dict, path: str = "") -> Manifest:
     try:

@@ -7,7 +7,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import List, Mapping, Optional, TextIO
+from typing import List, Mapping, Optional, Sequence, TextIO
 
 try:
     import resource
@@ -88,12 +88,13 @@ def _limit_child(memory_bytes: Optional[int]):
 
 def run_limited(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT_S,
                 memory_bytes: Optional[int] = None, output_cap: int = DEFAULT_OUTPUT_CAP,
-                env: Optional[Mapping[str, str]] = None, echo: Optional[TextIO] = None) -> ProcessResult:
+                env: Optional[Mapping[str, str]] = None, echo: Optional[TextIO] = None,
+                pass_fds: Sequence[int] = ()) -> ProcessResult:
     """Run ``argv`` with stdout and stderr merged; kill its whole process group on timeout."""
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=dict(env) if env is not None else None,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_limit_child(memory_bytes))
+                            start_new_session=True, preexec_fn=_limit_child(memory_bytes), pass_fds=tuple(pass_fds))
     tail = bytearray()
     truncated = [False]
 

@@ -25,11 +25,20 @@ def _note_cell(g: ExerciseGrade, width: int = 60) -> str:
     return note if len(note) <= width else note[:width - 3] + "..."
 
 
+def _perf_cell(g: ExerciseGrade) -> str:
+    if g.performance_max <= 0 or g.criterion == "none":
+        return "-"
+    if not g.performance_graded:
+        return "not graded"
+    return "%s/%s%s" % (format_points(g.performance_score), format_points(g.performance_max),
+                        " (flagged)" if g.performance_suspicious else "")
+
+
 def format_grade_table(report: GradeReport, details: bool = True) -> str:
-    rows = [[g.key, _tests_cell(g), "%s/%s" % (format_points(g.score), format_points(g.max_score)), _note_cell(g)]
-            for g in report.exercises]
-    footer = ["total", "", "%s/%s" % (format_points(report.score), format_points(report.max_score)), ""]
-    out = [format_table(["exercise", "tests", "score", "note"], rows, footer)]
+    rows = [[g.key, _tests_cell(g), _perf_cell(g), "%s/%s" % (format_points(g.total_score), format_points(g.total_max)),
+             _note_cell(g)] for g in report.exercises]
+    footer = ["total", "", "", "%s/%s" % (format_points(report.score), format_points(report.max_score)), ""]
+    out = [format_table(["exercise", "tests", "perf", "score", "note"], rows, footer)]
     out.append("performance: %s" % report.performance)
     if report.ignored_files:
         out.append("ignored (not an exercise of the course): %s" % ", ".join(report.ignored_files))
@@ -42,6 +51,11 @@ def format_grade_table(report: GradeReport, details: bool = True) -> str:
                 out.append("")
                 out.append("--- %s: %s ---" % (g.key, g.status))
                 out.append(_first_lines(body, 60))
+        for g in report.exercises:
+            if g.performance_max > 0 and g.criterion != "none":
+                out.append("")
+                out.append("--- %s: performance (%s) ---" % (g.key, g.criterion))
+                out.append(g.performance)
     return "\n".join(out)
 
 
@@ -78,8 +92,8 @@ def gradescope_json(report: GradeReport) -> dict:
     for g in report.exercises:
         tests.append({
             "name": g.key,
-            "score": g.score,
-            "max_score": g.max_score,
+            "score": g.total_score,
+            "max_score": g.total_max,
             "status": "passed" if g.status == "passed" else "failed",
             "output": _test_output(g),
             "visibility": "visible",
@@ -115,7 +129,7 @@ def junit_xml(report: GradeReport) -> str:
             case = ET.SubElement(suite, "testcase", classname=lesson, name=g.name)
             ET.SubElement(case, "properties")
             props = case.find("properties")
-            for key, value in (("score", format_points(g.score)), ("max_score", format_points(g.max_score)),
+            for key, value in (("score", format_points(g.total_score)), ("max_score", format_points(g.total_max)),
                                ("tests", _tests_cell(g)), ("performance", g.performance)):
                 ET.SubElement(props, "property", name=key, value=value)
             if g.status != "passed":

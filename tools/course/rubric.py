@@ -1,7 +1,11 @@
 """Points per exercise: ``autograder/rubric/<lesson>.ini``, one section per exercise.
 
     [vector_add]
-    points = 10
+    points = 10                   # correctness: points x tests passed / tests run
+    performance_points = 5        # optional; against the reference solution (tools/course/perf.py)
+    criterion_sim = global_bytes  # global_bytes | launches | none   (what counts on the simulator)
+    criterion_cuda = time         # time | none                       (what counts on a GPU)
+    allowed_libraries = cublas    # optional; libraries the exercise may call (default: none)
 
 A ``[DEFAULT]`` section's ``points`` applies to exercises without their own section; an
 exercise with neither gets DEFAULT_POINTS and a warning."""
@@ -23,6 +27,21 @@ class Rubric:
     points: Dict[str, float] = field(default_factory=dict)
     default: Optional[float] = None
     exists: bool = True
+    performance: Dict[str, float] = field(default_factory=dict)
+    criteria: Dict[str, Dict[str, str]] = field(default_factory=dict)     # exercise -> backend -> criterion
+    libraries: Dict[str, List[str]] = field(default_factory=dict)
+    default_performance: float = 0.0
+    default_criteria: Dict[str, str] = field(default_factory=dict)
+    default_libraries: List[str] = field(default_factory=list)
+
+    def performance_points_for(self, exercise: str) -> float:
+        return self.performance.get(exercise, self.default_performance)
+
+    def criterion_for(self, exercise: str, backend: str) -> str:
+        return self.criteria.get(exercise, {}).get(backend, self.default_criteria.get(backend, "none"))
+
+    def allowed_libraries(self, exercise: str) -> List[str]:
+        return self.libraries.get(exercise, self.default_libraries)
 
     def points_for(self, exercise: str) -> float:
         if exercise in self.points:
@@ -59,6 +78,44 @@ def _parse_points(value: str, where: str) -> float:
     return points
 
 
+CRITERIA = {"sim": ("global_bytes", "launches", "none"), "cuda": ("time", "none")}
+KEYS = {"points", "performance_points", "criterion_sim", "criterion_cuda", "allowed_libraries"}
+
+
+def _parse_libraries(value: str) -> List[str]:
+    items = [v.strip().lower() for v in value.replace(",", " ").split()]
+    return [v for v in items if v and v != "none"]
+
+
+def _parse_extras(rubric: "Rubric", name: Optional[str], options: Dict[str, str], where: str) -> None:
+    unknown = sorted(set(options) - KEYS)
+    if unknown:
+        raise CourseError("%s: unknown key%s %s (known: %s)" % (where, "s" if len(unknown) > 1 else "",
+                                                               ", ".join(unknown), ", ".join(sorted(KEYS))))
+    if "performance_points" in options:
+        value = _parse_points(options["performance_points"], where)
+        if name is None:
+            rubric.default_performance = value
+        else:
+            rubric.performance[name] = value
+    for backend in ("sim", "cuda"):
+        key = "criterion_" + backend
+        if key in options:
+            value = options[key].strip().lower()
+            if value not in CRITERIA[backend]:
+                raise CourseError("%s: %s = '%s'; choose one of %s" % (where, key, value, ", ".join(CRITERIA[backend])))
+            if name is None:
+                rubric.default_criteria[backend] = value
+            else:
+                rubric.criteria.setdefault(name, {})[backend] = value
+    if "allowed_libraries" in options:
+        libs = _parse_libraries(options["allowed_libraries"])
+        if name is None:
+            rubric.default_libraries = libs
+        else:
+            rubric.libraries[name] = libs
+
+
 def parse_rubric(text: str, lesson: str, path: str) -> Rubric:
     parser = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#", ";"))
     try:
@@ -68,10 +125,12 @@ def parse_rubric(text: str, lesson: str, path: str) -> Rubric:
     rubric = Rubric(lesson=lesson, path=path)
     if "points" in parser.defaults():
         rubric.default = _parse_points(parser.defaults()["points"], path + " [DEFAULT]")
+    _parse_extras(rubric, None, dict(parser.defaults()), path + " [DEFAULT]")
     for section in parser.sections():
         if not parser.has_option(section, "points"):
             raise CourseError("%s: section [%s] has no 'points = N' line" % (path, section))
         rubric.points[section] = _parse_points(parser.get(section, "points"), "%s [%s]" % (path, section))
+        _parse_extras(rubric, section, dict(parser.items(section)), "%s [%s]" % (path, section))
     return rubric
 
 

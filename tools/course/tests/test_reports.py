@@ -14,7 +14,7 @@ def sample_report():
     perf = "not graded on sim yet"
     grades = [
         ExerciseGrade("00-gpu-vs-cpu", "vector_add", "00-gpu-vs-cpu/01_vector_add.cu", 10, 10, "passed", 4, 4,
-                      performance=perf),
+                      performance=perf, performance_max=5, criterion="global_bytes"),
         ExerciseGrade("00-gpu-vs-cpu", "saxpy", "00-gpu-vs-cpu/02_saxpy.cu", 10, 5, "failed", 2, 4,
                       note="2 of 4 tests failed", feedback="Saxpy.Zero FAILED\n    expected 3, actual 0",
                       failures=[{"test": "Saxpy.Zero", "message": "expected 3, actual 0"}], performance=perf),

@@ -1,0 +1,182 @@
+/// @file course_perf.hpp
+/// @brief Performance figures for the grader: one `CoursePerf.<Name>` GoogleTest per graded
+/// exercise, compiled only into the grader's builds (autograder/perf/NN-x/perf_<name>.cpp).
+///
+/// The grader runs the submission's test program and the reference solution's test program
+/// (built separately, from solutions/, so the submission can never link or call the
+/// reference) with `--gtest_filter=CoursePerf.*` and `COURSE_PERF=1`, alternately, several
+/// rounds; each run records its figures here and the signed result file carries them
+/// (course_grader_listener.cpp). What a case measures:
+/// - on a GPU: the median time of the launch (CUDA events), after warm-up, with the L2 cache
+///   flushed before every repeat and the input sets rotated, repeated until the spread is
+///   small or a time cap is reached; plus the bandwidth of a device-to-device copy, the
+///   machine limit a figure is checked against;
+/// - on the simulator: global-memory bytes and launches counted by cudasim (only when
+///   `cudasim::stats_available()`; otherwise the figures are marked "not counted").
+///
+/// A case:
+/// @code
+///   TEST(CoursePerf, VectorAdd) {
+///     COURSE_PERF_ONLY();
+///     const int n = course::perf::on_gpu() ? (1 << 26) : (1 << 16);
+///     ...allocate 2 input sets...
+///     course::perf::measure("vector_add", /*bytes=*/12.0 * n, /*flops=*/n,
+///                           [&](int set) { launch_vector_add(a[set], b[set], c, n); });
+///   }
+/// @endcode
+#pragma once
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "cuda_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#ifdef CUDASIM
+#include <cudasim/stats.hpp>
+// Weak references: the simulator's counters may not be implemented yet; a missing function
+// then reads as "not counted" instead of breaking the link.
+namespace cudasim {
+bool stats_available() __attribute__((weak));
+void reset_stats() __attribute__((weak));
+std::vector<KernelStats> kernel_stats() __attribute__((weak));
+}  // namespace cudasim
+#endif
+
+namespace course {
+namespace perf {
+
+/// Whether the grader asked for performance figures (COURSE_PERF=1).
+inline bool enabled() {
+  const char* v = std::getenv("COURSE_PERF");
+  return v && v[0] == '1';
+}
+
+inline bool on_gpu() {
+#ifdef CUDASIM
+  return false;
+#else
+  return true;
+#endif
+}
+
+/// Lines added to the signed result file: "perf <case> key=value ...".
+inline std::vector<std::string>& lines() {
+  static std::vector<std::string> all;
+  return all;
+}
+
+inline std::string signed_lines() {
+  std::string out;
+  for (const auto& l : lines()) out += l + "\n";
+  return out;
+}
+
+#define COURSE_PERF_ONLY() \
+  do { if (!::course::perf::enabled()) GTEST_SKIP() << "performance runs only under the grader"; } while (0)
+
+/// Device-to-device copy bandwidth in bytes/s (read + write), the measured memory limit.
+inline double copy_bandwidth(std::size_t bytes = std::size_t(1) << 28) {
+  void *src = nullptr, *dst = nullptr;
+  CUDA_CHECK(cudaMalloc(&src, bytes));
+  CUDA_CHECK(cudaMalloc(&dst, bytes));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> times;
+  for (int i = 0; i < 7; ++i) {
+    CUDA_CHECK(cudaEventRecord(start));
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (i > 0) times.push_back(ms);  // the first is a warm-up
+  }
+  std::sort(times.begin(), times.end());
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(dst));
+  const double seconds = times[times.size() / 2] * 1e-3;
+  return seconds > 0 ? 2.0 * double(bytes) / seconds : 0.0;
+}
+
+/// Measures `launch(set)` (set = which input set to use, rotated) and records one line.
+/// `bytes` and `flops`: what the exercise needs at the least (for GB/s, TFLOP/s and the
+/// physical-limit check), not what a given kernel happens to move.
+inline void measure(const std::string& name, double bytes, double flops, const std::function<void(int)>& launch,
+                    int input_sets = 2) {
+  char line[512];
+#ifdef CUDASIM
+  // Deterministic counts: one run is enough.
+  const bool counted = cudasim::stats_available && cudasim::reset_stats && cudasim::kernel_stats &&
+                       cudasim::stats_available();
+  std::uint64_t global = 0, launches = 0;
+  if (counted) cudasim::reset_stats();
+  launch(0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  if (counted) {
+    for (const auto& k : cudasim::kernel_stats()) {
+      global += k.global_bytes();
+      launches += k.launches;
+    }
+  }
+  std::snprintf(line, sizeof line, "perf %s backend=sim counted=%d global_bytes=%llu launches=%llu bytes=%.0f flops=%.0f",
+                name.c_str(), counted ? 1 : 0, (unsigned long long)global, (unsigned long long)launches, bytes, flops);
+#else
+  int device = 0, l2 = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const std::size_t flush_bytes = std::max<std::size_t>(std::size_t(2) * std::size_t(l2), std::size_t(64) << 20);
+  void* flush = nullptr;
+  CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) launch(i % input_sets);  // warm-up: clocks, caches, lazy loading
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> times;
+  const auto began = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));  // evicts the inputs from L2
+    CUDA_CHECK(cudaEventRecord(start));
+    launch(i % input_sets);
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (times.size() >= 10) {
+      std::vector<float> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      const float q1 = sorted[sorted.size() / 4], q3 = sorted[3 * sorted.size() / 4];
+      const float median = sorted[sorted.size() / 2];
+      if ((q3 - q1) <= 0.05f * median || times.size() >= 200 || elapsed > 2.0) break;
+    }
+  }
+  std::sort(times.begin(), times.end());
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaFree(flush));
+  const double copy_bps = copy_bandwidth();
+  std::snprintf(line, sizeof line,
+                "perf %s backend=cuda counted=1 median_ms=%.6f q1_ms=%.6f q3_ms=%.6f repeats=%zu bytes=%.0f "
+                "flops=%.0f copy_bytes_per_s=%.6g",
+                name.c_str(), times[times.size() / 2], times[times.size() / 4], times[3 * times.size() / 4],
+                times.size(), bytes, flops, copy_bps);
+#endif
+  lines().push_back(line);
+}
+
+}  // namespace perf
+}  // namespace course

@@ -1,0 +1,83 @@
+"""The grader against real submissions with planted defects (autograder/submissions/planted.py).
+
+Builds and grades every case on the simulator through the same code as ./course grade, one
+shared build folder for all cases (only the exercise files change between them).
+Run:  python3 -m unittest discover -s autograder/submissions -p 'test_*.py'
+      (or: ctest -L grader, or ./course selftest)"""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
+
+import planted  # noqa: E402
+from course.grade import Reference, course_snapshot, grade_submission  # noqa: E402
+from course.session import open_session  # noqa: E402
+
+TIMEOUT = float(os.environ.get("COURSE_GRADER_TEST_TIMEOUT", "15"))
+LESSON = "00-gpu-vs-cpu"
+
+
+class PlantedSubmissions(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.environ.setdefault("COURSE_QUIET", "1")
+        cls.session = open_session(os.environ.get("COURSE_BACKEND", "sim"))
+        cls.tmp = tempfile.mkdtemp(prefix="course-planted-")
+        cls.reference = Reference(ROOT, cls.session.toolchain)
+        cls.snapshot = course_snapshot(ROOT, cls.session.toolchain.backend)
+        cls.build_dir = os.path.join(ROOT, "build", "grade-" + cls.session.toolchain.backend, "selftest-planted")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def grade(self, name):
+        folder = planted.make_case(ROOT, name, self.tmp)
+        return grade_submission(ROOT, self.session.toolchain, folder, LESSON, timeout=TIMEOUT,
+                                memory_bytes=2 << 30, build_dir=self.build_dir, reference=self.reference,
+                                snapshot=self.snapshot, quiet=True)
+
+    def check(self, name):
+        report = self.grade(name)
+        by_name = {g.name: g for g in report.exercises}
+        self.assertTrue(by_name, "no exercises graded")
+        for ex, g in by_name.items():
+            want = planted.expected(name, ex)
+            where = "%s/%s: status %s, %s/%s, note %r, feedback %r" % (name, ex, g.status, g.total_score,
+                                                                      g.total_max, g.note, g.feedback[:300])
+            if want == "full":
+                self.assertEqual(g.total_score, g.total_max, where)
+                self.assertGreater(g.total_max, 0, where)
+            elif want == "zero":
+                self.assertEqual(g.total_score, 0.0, where)
+            status = planted.CASES[name].get("status", {}).get(ex)
+            if status:
+                self.assertTrue(g.status.startswith(status), where)
+        return report
+
+
+def _make_test(case_name):
+    def test(self):
+        report = self.check(case_name)
+        if case_name == "compile_error":
+            g = [g for g in report.exercises if g.name == "vector_add"][0]
+            self.assertIn("01_vector_add.cu", g.feedback)   # the compiler's message reaches the student
+        if case_name == "forbidden_library":
+            g = [g for g in report.exercises if g.name == "vector_add"][0]
+            self.assertIn("cublasCreate", g.feedback)
+    test.__name__ = "test_" + case_name
+    return test
+
+
+for _case in planted.CASES:
+    setattr(PlantedSubmissions, "test_" + _case, _make_test(_case))
+
+
+if __name__ == "__main__":
+    unittest.main()

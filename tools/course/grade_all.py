@@ -1,0 +1,162 @@
+"""``./course grade-all DIR``: grade every submission folder in DIR, several at a time.
+
+Each worker owns one build folder (``build/grade-<backend>/worker-K``) and grades its share
+of the submissions one after another in it, so the simulator and the tests are compiled once
+per worker, not once per student. Writes ``OUT/gradebook.csv`` (one row per student, one
+column per exercise) and ``OUT/<student>/results.json`` (Gradescope's format) plus
+``OUT/<student>/report.txt`` (the terminal table with the feedback)."""
+import csv
+import io
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from typing import Dict, List, Optional
+
+from .build import cpu_count
+from .errors import CourseError
+from .grade import GradeReport, Reference, course_snapshot, grade_submission, validate_lesson_argument
+
+
+def submission_folders(directory: str) -> List[str]:
+    """The student folders of DIR (sorted; hidden folders skipped)."""
+    if not os.path.isdir(directory):
+        raise CourseError("submissions folder '%s' does not exist" % directory)
+    names = sorted(n for n in os.listdir(directory)
+                   if not n.startswith(".") and os.path.isdir(os.path.join(directory, n)))
+    if not names:
+        raise CourseError("no submission folders in '%s' (expected one folder per student)" % directory)
+    return names
+
+
+def gradebook_csv(rows: List[Dict[str, object]], exercise_keys: List[str]) -> str:
+    """One row per student: total, maximum, each exercise's score and status, errors."""
+    out = io.StringIO()
+    fields = ["student", "score", "max_score"] + exercise_keys + [k + " status" for k in exercise_keys] + ["error"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _csv_safe(value: object) -> object:
+    """Spreadsheets run cells that start with = + - @ as formulas; student-chosen text must not."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def report_row(student: str, report: Optional[GradeReport], error: str = "") -> Dict[str, object]:
+    row: Dict[str, object] = {"student": student, "error": error}
+    if report is None:
+        row.update(score=0, max_score="")
+        return row
+    row.update(score=report.score, max_score=report.max_score)
+    for g in report.exercises:
+        row[g.key] = g.total_score
+        row[g.key + " status"] = g.status
+    return row
+
+
+def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Optional[str], *, jobs: int,
+              timeout: float, memory_bytes: Optional[int]) -> int:
+    from .reports import format_grade_table, gradescope_json
+    validate_lesson_argument(root, lesson)
+    students = submission_folders(directory)
+    os.makedirs(out_dir, exist_ok=True)
+    reference = Reference(root, toolchain)
+    reference.prepare()                      # once, before the workers start
+    snapshot = course_snapshot(root, toolchain.backend)
+    jobs = max(1, min(jobs, len(students)))
+    work: "queue.Queue[str]" = queue.Queue()
+    for s in students:
+        work.put(s)
+    results: Dict[str, Dict[str, object]] = {}
+    keys: List[str] = []
+    lock = threading.Lock()
+    started = time.monotonic()
+    done = [0]
+
+    def progress_line() -> None:
+        elapsed = time.monotonic() - started
+        width = 30
+        filled = int(width * done[0] / len(students))
+        sys.stderr.write("\r[%s%s] %d/%d graded, %.0f s" % ("#" * filled, "." * (width - filled), done[0],
+                                                             len(students), elapsed))
+        sys.stderr.flush()
+
+    def worker(slot: int) -> None:
+        build_dir = os.path.join(root, "build", "grade-" + toolchain.backend, "worker-%d" % slot)
+        while True:
+            try:
+                student = work.get_nowait()
+            except queue.Empty:
+                return
+            folder = os.path.join(directory, student)
+            student_out = os.path.join(out_dir, _safe_name(student))
+            os.makedirs(student_out, exist_ok=True)
+            try:
+                report = grade_submission(root, toolchain, folder, lesson, timeout=timeout, memory_bytes=memory_bytes,
+                                          build_dir=build_dir, reference=reference, snapshot=snapshot, quiet=True)
+                with open(os.path.join(student_out, "results.json"), "w", encoding="utf-8") as f:
+                    json.dump(gradescope_json(report), f, indent=2)
+                with open(os.path.join(student_out, "report.json"), "w", encoding="utf-8") as f:
+                    json.dump(report.to_dict(), f, indent=2)
+                with open(os.path.join(student_out, "report.txt"), "w", encoding="utf-8") as f:
+                    f.write(format_grade_table(report, details=True) + "\n")
+                row = report_row(student, report)
+                with lock:
+                    for g in report.exercises:
+                        if g.key not in keys:
+                            keys.append(g.key)
+            except CourseError as exc:
+                # The course's own failure (not the student's): recorded, the others go on.
+                row = report_row(student, None, exc.message)
+            with lock:
+                results[student] = row
+                done[0] += 1
+                progress_line()
+
+    with _quiet_progress():
+        threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    sys.stderr.write("\n")
+    rows = [results[s] for s in students]
+    path = os.path.join(out_dir, "gradebook.csv")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(gradebook_csv(rows, keys))
+    failed = [r["student"] for r in rows if r.get("error")]
+    print("graded %d submissions in %.1f s with %d workers; gradebook: %s" % (len(students), time.monotonic() - started,
+                                                                              jobs, path))
+    if failed:
+        print("not graded because of errors in the course itself: %s" % ", ".join(map(str, failed)))
+    return 0
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name) or "_"
+
+
+class _quiet_progress:
+    """Workers' configure/build lines would interleave; keep only the progress bar."""
+
+    def __enter__(self):
+        from . import ui
+        self._orig = ui.progress
+        ui.progress = lambda message, end="\n": None
+        return self
+
+    def __exit__(self, *exc):
+        from . import ui
+        ui.progress = self._orig
+        return False
+
+
+def default_jobs() -> int:
+    return max(1, cpu_count() // 2)
