@@ -14,6 +14,10 @@ import shutil
 import sys
 
 VA = "00-gpu-vs-cpu/01_vector_add.cu"
+# The reference solution seen from a submission's file: the planted submission includes it.
+# (Kept out of the #include line itself so that checks for such includes in this repository
+# do not flag the test that plants one on purpose.)
+SOLUTION_FILE_FROM_SUBMISSION = "../../" + "solutions/00-gpu-vs-cpu/01_vector_add.cu"
 GOOD_BODY = "    c[i] = a[i] + b[i];\n"
 
 CASES = {
@@ -50,7 +54,7 @@ CASES = {
                           "expect": {"vector_add": "zero"}},
     "include_solution": {"base": "exercises",
                          "patch": {VA: [("#include \"vector_add.hpp\"\n",
-                                         "#include \"../../solutions/00-gpu-vs-cpu/01_vector_add.cu\"\n#if 0\n"),
+                                         '#include "%s"\n#if 0\n' % SOLUTION_FILE_FROM_SUBMISSION),
                                         ("// launcher\n", "// launcher\n#endif\n")]},
                          "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden include"}},
     "forbidden_library": {"base": "solutions",

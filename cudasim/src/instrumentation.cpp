@@ -377,8 +377,13 @@ void count_atomic(const void* address, unsigned bytes) {
   ++c->traffic.atomics;
 }
 
-void vector_access(const void* address, unsigned bytes, bool is_store) {
-  on_access(address, bytes, is_store, __builtin_return_address(0));
+void vector_copy(void* destination, const void* source, unsigned bytes) {
+  const void* pc = __builtin_return_address(0);
+  if (source != destination) {
+    on_access(source, bytes, false, pc);
+    on_access(destination, bytes, true, pc);
+  }
+  std::memmove(destination, source, bytes);
 }
 
 }  // namespace cudasim::detail

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cuda_runtime.h"
 
@@ -100,6 +101,8 @@ unsigned shuffle_seed();
 void record_launch_stats(const LaunchState& launch);
 void record_transfer(cudaMemcpyKind direction, std::size_t bytes);
 void record_memset(std::size_t bytes);
+void count_kernel_launch_call();
+void count_graph_launch_call();
 
 /// Runs one block of a launch to completion on the calling OS thread. Returns false if the
 /// block faulted (the fault is already reported and recorded).
@@ -118,6 +121,12 @@ RunningThread& running_thread() noexcept;
 void install_fault_handler();
 
 // ---- streams (streams.cpp) -----------------------------------------------------------------------
+/// What a captured graph holds: the work of each recorded operation, in stream order.
+using GraphNodes = std::vector<std::function<void()>>;
+/// Stream capture: from begin_capture on, work queued on the stream is recorded, not run.
+cudaError_t begin_capture(cudaStream_t stream);
+cudaError_t end_capture(cudaStream_t stream, GraphNodes& nodes);
+bool is_capturing(cudaStream_t stream);
 /// Queues `work` on a stream (0, cudaStreamLegacy and cudaStreamPerThread included). Returns
 /// cudaErrorInvalidResourceHandle for an unknown stream.
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);

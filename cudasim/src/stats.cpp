@@ -20,6 +20,7 @@ struct Registry {
   std::vector<KernelStats> per_kernel;  // in order of first launch
   KernelStats last;
   TransferStats transfers;
+  ApiStats api;
 };
 
 Registry& registry() {
@@ -130,6 +131,13 @@ void reset_stats() {
   r.per_kernel.clear();
   r.last = {};
   r.transfers = {};
+  r.api = {};
+}
+
+ApiStats api_stats() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.api;
 }
 
 KernelStats last_launch_stats() {
@@ -201,6 +209,18 @@ void record_transfer(cudaMemcpyKind direction, std::size_t bytes) {
     case cudaMemcpyDeviceToDevice: r.transfers.device_to_device_bytes += bytes; break;
     default: r.transfers.host_to_host_bytes += bytes; break;
   }
+}
+
+void count_kernel_launch_call() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  ++r.api.kernel_launch_calls;
+}
+
+void count_graph_launch_call() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  ++r.api.graph_launch_calls;
 }
 
 void record_memset(std::size_t bytes) {

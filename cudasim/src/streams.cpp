@@ -29,6 +29,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Stream;
 class WorkerPool;
+using CapturedGraph = GraphNodes;
 WorkerPool& pool();
 
 /// "Everything queued on `stream` up to `ticket` has finished."
@@ -46,6 +47,8 @@ struct Stream : CUstream_st {
   explicit Stream(bool blocking_) : blocking(blocking_) {}
 
   const bool blocking;  // synchronises with the legacy default stream
+  // While stream capture is on, work is recorded into this graph instead of queued.
+  std::shared_ptr<CapturedGraph> capture;
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<Task> queue;
@@ -297,6 +300,10 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> work) {
   std::lock_guard<std::mutex> lock(r.mutex);
   std::shared_ptr<Stream> s = r.find(handle);
   if (!s) return cudaErrorInvalidResourceHandle;
+  if (s->capture) {  // recorded, to run when the instantiated graph is launched
+    s->capture->push_back(std::move(work));
+    return cudaSuccess;
+  }
   push_task(r, s, std::move(work));
   return cudaSuccess;
 }
@@ -309,10 +316,41 @@ cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work) {
     std::lock_guard<std::mutex> lock(r.mutex);
     s = r.find(handle);
     if (!s) return cudaErrorInvalidResourceHandle;
+    // Waiting for a capturing stream would wait for work that is only being recorded.
+    if (s->capture) return cudaErrorStreamCaptureUnsupported;
     ticket = push_task(r, s, std::move(work));
   }
   s->wait_for(ticket);
   return cudaSuccess;
+}
+
+cudaError_t begin_capture(cudaStream_t handle) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (handle == nullptr || handle == cudaStreamLegacy) return cudaErrorStreamCaptureUnsupported;
+  std::shared_ptr<Stream> s = r.find(handle);
+  if (!s) return cudaErrorInvalidResourceHandle;
+  if (s->capture) return cudaErrorIllegalState;
+  s->capture = std::make_shared<CapturedGraph>();
+  return cudaSuccess;
+}
+
+cudaError_t end_capture(cudaStream_t handle, GraphNodes& nodes) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(handle);
+  if (!s) return cudaErrorInvalidResourceHandle;
+  if (!s->capture) return cudaErrorIllegalState;
+  nodes = std::move(*s->capture);
+  s->capture.reset();
+  return cudaSuccess;
+}
+
+bool is_capturing(cudaStream_t handle) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(handle);
+  return s && s->capture;
 }
 
 void run_grid(const std::shared_ptr<LaunchState>& launch) {
@@ -380,10 +418,15 @@ void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInsta
     record_error(sticky_error());  // a faulted context runs nothing more
     return;
   }
-  auto launch = std::make_shared<LaunchState>();
-  launch->config = config;
-  launch->kernel = std::move(kernel);
-  const cudaError_t queued = enqueue(config.stream, [launch] { run_grid(launch); });
+  count_kernel_launch_call();
+  // The launch's state is made when it runs, so that a launch recorded into a graph starts
+  // fresh (counters, fault flag) each time the graph is replayed.
+  const cudaError_t queued = enqueue(config.stream, [config, kernel = std::move(kernel)] {
+    auto launch = std::make_shared<LaunchState>();
+    launch->config = config;
+    launch->kernel = kernel;
+    run_grid(launch);
+  });
   if (queued != cudaSuccess) fail_launch(config, queued, "the stream handle is not valid");
 }
 
@@ -434,7 +477,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  const cudaError_t e = run_synchronously(stream, {});
+  const cudaError_t e = run_synchronously(stream, {});  // refused while the stream captures
   if (e != cudaSuccess) return record_error(e);
   return record_error(sticky_error());
 }

@@ -130,6 +130,24 @@ TEST_F(Memcheck, AFloat4CopyCountsSixteenBytesPerElement) {
   EXPECT_EQ(cudasim::last_launch_stats().global_store_bytes, 16u * n);
 }
 
+__global__ void scale_float4(const float4* in, float4* out, float s, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float4 v = in[i];  // one 16-byte load, then four reads of a local
+  out[i] = make_float4(s * v.x, s * v.y, s * v.z, s * v.w);
+}
+
+TEST_F(Memcheck, AFloat4LoadedThenTakenApartCountsOnce) {
+  const int n = 100;
+  float4 *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float4)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float4)), cudaSuccess);
+  scale_float4<<<1, 128>>>(in, out, 2.0f, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudasim::last_launch_stats().global_load_bytes, 16u * n);
+  EXPECT_EQ(cudasim::last_launch_stats().global_store_bytes, 16u * n);
+}
+
 __global__ void count_into(int* counter, float* total) {
   atomicAdd(counter, 1);
   atomicAdd(total, 0.5f);

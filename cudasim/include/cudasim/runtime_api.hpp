@@ -113,6 +113,21 @@ cudaError_t cudaEventQuery(cudaEvent_t event);
 /// stream reached each record.
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
+// ---- CUDA graphs (stream capture) ----------------------------------------------------------------
+/// Starts recording the stream: kernel launches, copies, memsets and cuBLAS calls queued on it
+/// are recorded into a graph instead of running. The legacy default stream cannot capture.
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal);
+/// Stops recording and returns the graph of what was recorded, in stream order.
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+/// Number of nodes (recorded operations); `nodes` may be null to ask for the count only.
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+/// Queues the whole graph on `stream` as one operation: one host call instead of one per node.
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+
 // ---- kernels --------------------------------------------------------------------------------------
 namespace cudasim::detail {
 cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value);

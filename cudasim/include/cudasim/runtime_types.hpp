@@ -15,18 +15,17 @@
 // compiler turns a plain struct copy into a memcpy that the load/store instrumentation does
 // not see, and a float4 load must count as one 16-byte access, not four or none.
 namespace cudasim::detail {
-void vector_access(const void* address, unsigned bytes, bool is_store);
+/// Copies a vector value, counting one load of `bytes` at `source` and one store at
+/// `destination` (locals are not counted). Out of line on purpose: if the copy were visible to
+/// the compiler, it could turn `float4 v = p[i]; v.x ...` into separate scalar loads that the
+/// instrumentation would count a second time.
+void vector_copy(void* destination, const void* source, unsigned bytes);
 }
 #if defined(CUDASIM_COUNT_MEMORY)
 #define CUDASIM_VECTOR_COPY(name)                                                               \
-  name(const name& other) {                                                                     \
-    ::cudasim::detail::vector_access(&other, sizeof(name), false);                             \
-    __builtin_memcpy(static_cast<void*>(this), &other, sizeof(name));                           \
-  }                                                                                             \
+  name(const name& other) { ::cudasim::detail::vector_copy(this, &other, sizeof(name)); }     \
   name& operator=(const name& other) {                                                          \
-    ::cudasim::detail::vector_access(&other, sizeof(name), false);                             \
-    ::cudasim::detail::vector_access(this, sizeof(name), true);                                \
-    __builtin_memcpy(static_cast<void*>(this), &other, sizeof(name));                           \
+    ::cudasim::detail::vector_copy(this, &other, sizeof(name));                                \
     return *this;                                                                               \
   }
 #else
@@ -114,6 +113,7 @@ enum cudaError {
   cudaErrorNotSupported = 801,
   cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorIllegalState = 401,
   cudaErrorUnknown = 999,
 };
 typedef enum cudaError cudaError_t;
@@ -212,6 +212,24 @@ struct cudaPointerAttributes {
 };
 
 // ---- opaque handles -----------------------------------------------------------------------
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
+typedef CUgraph_st* cudaGraph_t;
+typedef CUgraphExec_st* cudaGraphExec_t;
+typedef CUgraphNode_st* cudaGraphNode_t;
+
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
+};
+
 struct CUstream_st;
 struct CUevent_st;
 typedef CUstream_st* cudaStream_t;

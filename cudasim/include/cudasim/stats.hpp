@@ -52,6 +52,16 @@ struct TransferStats {
   std::uint64_t memset_bytes = 0;
 };
 
+/// Host API calls that start GPU work: how many times the program called a kernel launch and
+/// cudaGraphLaunch (a captured kernel counts when it is recorded, not when the graph replays).
+struct ApiStats {
+  std::uint64_t kernel_launch_calls = 0;
+  std::uint64_t graph_launch_calls = 0;
+};
+
+/// The host API calls since the last reset_stats().
+ApiStats api_stats();
+
 /// True when the calling program's kernels were compiled with the counting instrumentation;
 /// without it the byte counters stay 0 (launch, block and thread counts still work).
 bool stats_available();
