@@ -493,3 +493,71 @@ template <typename T>
 
 }  // namespace test
 }  // namespace course
+
+// ---------------------------------------------------------------------------------------
+// Memory traffic counted by the simulator (appended for lesson 02; generic)
+// ---------------------------------------------------------------------------------------
+
+#ifdef CUDASIM
+#include <cudasim/stats.hpp>
+// Weak references, as in course_perf.hpp: while the simulator's counters are not linked in,
+// a missing function reads as "not counted" instead of breaking the link.
+namespace cudasim {
+bool stats_available() __attribute__((weak));
+void reset_stats() __attribute__((weak));
+std::vector<KernelStats> kernel_stats() __attribute__((weak));
+}  // namespace cudasim
+#endif
+
+namespace course {
+namespace test {
+
+/// Global-memory traffic of everything launched inside `count_global_traffic()`.
+struct GlobalTraffic {
+  bool counted = false;       ///< false: no counters here; `why_not` says why
+  std::string why_not;        ///< the reason to pass to GTEST_SKIP()
+  std::uint64_t load_bytes = 0;
+  std::uint64_t store_bytes = 0;
+  std::uint64_t launches = 0;
+  std::uint64_t bytes() const { return load_bytes + store_bytes; }
+};
+
+/// Runs `work` (launches), waits for it, and returns the global-memory bytes its kernels
+/// loaded and stored, summed over every launch, as the simulator counts them. On a GPU, or
+/// on a simulator built without counters, `counted` is false. Run the correctness part of a
+/// test first and skip only the byte check, so a test never passes without checking anything:
+/// @code
+///   const auto traffic = ct::count_global_traffic([&] { launch_stream_copy(x, y, n); });
+///   EXPECT_TRUE(ct::all_close(expected, d_y.download(), tol));
+///   if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+///   EXPECT_EQ(traffic.bytes(), 8u * n);
+/// @endcode
+inline GlobalTraffic count_global_traffic(const std::function<void()>& work) {
+  GlobalTraffic traffic;
+#ifdef CUDASIM
+  const bool linked = cudasim::stats_available != nullptr && cudasim::reset_stats != nullptr &&
+                      cudasim::kernel_stats != nullptr;
+  traffic.counted = linked && cudasim::stats_available();
+  if (!traffic.counted)
+    traffic.why_not = "the simulator's memory-traffic counters are not available in this build";
+  CUDA_CHECK(cudaDeviceSynchronize());
+  if (traffic.counted) cudasim::reset_stats();
+  work();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  if (traffic.counted) {
+    for (const auto& k : cudasim::kernel_stats()) {
+      traffic.load_bytes += k.global_load_bytes;
+      traffic.store_bytes += k.global_store_bytes;
+      traffic.launches += k.launches;
+    }
+  }
+#else
+  traffic.why_not = "memory-traffic counters exist only on the simulator (use a profiler on a GPU)";
+  work();
+  CUDA_CHECK(cudaDeviceSynchronize());
+#endif
+  return traffic;
+}
+
+}  // namespace test
+}  // namespace course

@@ -7,7 +7,7 @@ from typing import List, Optional
 from .backend import BACKEND_CHOICES
 from .errors import CourseError, USAGE_ERROR
 
-COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list")
+COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", "roofline")
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
@@ -19,6 +19,7 @@ The course's command line: builds what it needs on first use, then
   grade-all DIR            grade every submission folder in DIR: gradebook.csv and reports
   selftest                 the project's own test suite
   list                     lessons and exercises with your pass/fail state
+  roofline                 lesson 02's kernels on a roofline: a table and a plot (PNG, SVG)
 
 Backends: cuda (nvcc and an NVIDIA GPU) or sim (a CPU simulator, any machine);
 auto picks cuda when both nvcc and a GPU are found. Environment: COURSE_BACKEND,
@@ -107,6 +108,14 @@ def build_parser() -> OneLineParser:
     lst = sub.add_parser("list", help="lessons and exercises with your pass/fail state")
     _backend_option(lst, argparse.SUPPRESS)
 
+    roof = sub.add_parser("roofline", help="lesson 02's kernels on a roofline (table, PNG, SVG)",
+                          description="Build lesson 02's demo with your exercises and the reference, "
+                                      "measure (GPU) or count (simulator) its kernels and draw them on "
+                                      "the roofline of --gpu.")
+    _backend_option(roof, argparse.SUPPRESS)
+    roof.add_argument("--gpu", metavar="NAME", help="H100, H200, A100 or T4 (default: the GPU found; "
+                                                    "H200 on the simulator)")
+    roof.add_argument("--out", metavar="DIR", help="where roofline.png/.svg/.json go (default: build/roofline)")
     return parser
 
 
@@ -171,6 +180,9 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.jobs < 0:
             raise CourseError("--jobs must be >= 1")
+    if args.command == "roofline":
+        from .roofline import validate_gpu_argument
+        validate_gpu_argument(args.gpu)
     if args.command in ("run", "profile") and not os.path.isfile(args.file):
         raise CourseError("no such file: %s" % args.file)
     if args.command == "profile":
@@ -190,6 +202,9 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "list":
         from .listing import list_exercises
         return list_exercises(session)
+    if args.command == "roofline":
+        from .roofline import run_roofline
+        return run_roofline(session, args.gpu, args.out)
     if args.command == "selftest":
         from .selftest import run_selftest
         return run_selftest(session)

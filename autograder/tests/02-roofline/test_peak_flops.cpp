@@ -1,0 +1,109 @@
+// Tests for exercise 02/03 peak_flops (contract: lessons/02-roofline/peak_flops.hpp).
+// Run: ./course test 02/peak_flops
+//
+// The FLOP rate itself is a GPU measurement (./course roofline); what is tested here is
+// that the kernel computes exactly the chains the contract describes.
+
+#include "peak_flops.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// The closed form of the chains, in double: sum over j of a^T (s + j) + b (1 - a^T)/(1 - a).
+std::vector<double> closed_form(const std::vector<float>& seeds, int iterations, float a,
+                                float b) {
+  const double at = std::pow(double(a), iterations);
+  const double fixed = double(b) * (1.0 - at) / (1.0 - double(a));
+  std::vector<double> out(seeds.size());
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < kFmaChains; ++j) sum += at * (double(seeds[i]) + j) + fixed;
+    out[i] = sum;
+  }
+  return out;
+}
+
+/// |a| in [0.5, 0.95] with a random sign, so the chains neither blow up nor die out at once;
+/// b away from 0 so the "+ b" part matters.
+::testing::AssertionResult chains_match(ct::Rng& rng, int n, int iterations) {
+  const float a = static_cast<float>(rng.scalar(0.5, 0.95) * (rng.integer(0, 1) ? 1 : -1));
+  const float b = static_cast<float>(rng.scalar(0.25, 1.0) * (rng.integer(0, 1) ? 1 : -1));
+  const auto seeds = rng.uniform(n, -2.0f, 2.0f);
+  ct::DeviceBuffer<float> d_seeds(seeds), d_out(n + ct::kGuardElements);
+  auto init = std::vector<float>(n, std::nanf(""));
+  const auto guard = ct::guard_pattern<float>();
+  init.insert(init.end(), guard.begin(), guard.end());
+  d_out.upload(init);  // NaN where the results go, the guard after them
+  launch_fma_chains(d_seeds.get(), d_out.get(), n, iterations, a, b);
+  const auto all = d_out.download();
+  const std::vector<float> result(all.begin(), all.begin() + n);
+  // Each chain's rounding errors shrink by |a| per step: they stay below
+  // eps * |v| / (1 - |a|) <= 1.2e-7 * 10 * 20 per chain, times 8 chains.
+  const ct::Tolerance tol{kFmaChains * 3e-5, 1e-5};
+  const auto values = ct::all_close(closed_form(seeds, iterations, a, b), result, tol);
+  const std::string where = "n = " + std::to_string(n) + ", iterations = " +
+                            std::to_string(iterations) + ", a = " + std::to_string(a) +
+                            ", b = " + std::to_string(b);
+  if (!values) return ::testing::AssertionFailure() << where << ":\n" << values.message();
+  const auto untouched = ct::guard_untouched(all, n);
+  if (!untouched) return ::testing::AssertionFailure() << where << ":\n" << untouched.message();
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(FmaChains, MatchClosedFormOnAwkwardSizes) {
+  ct::Rng rng;
+  for (int n : ct::awkward_sizes(256)) EXPECT_TRUE(chains_match(rng, n, n > 100000 ? 3 : 17));
+}
+
+TEST(FmaChains, MatchClosedFormForManyIterations) {
+  // Long chains: after ~200 steps a^T is negligible and every chain sits at its fixed point
+  // b / (1 - a); before that, a kernel that stops early or steps too often is caught.
+  ct::Rng rng;
+  for (int iterations : {1, 2, 5, 31, 64, 257, 1000}) EXPECT_TRUE(chains_match(rng, 1000, iterations));
+  EXPECT_TRUE(chains_match(rng, 129, 4096));
+}
+
+TEST(FmaChains, ZeroIterationsSumsTheStartValues) {
+  // No FMA at all: out = 8 * seed + (0 + 1 + ... + 7) = 8 * seed + 28.
+  ct::Rng rng;
+  for (int n : {1, 33, 1000}) EXPECT_TRUE(chains_match(rng, n, 0));
+}
+
+TEST(FmaChains, EveryChainStartsAtItsOwnValue) {
+  // With a = -1 and b = 0 each chain flips sign every step, from seed + j: after an odd
+  // number of steps the sum is -(8 seed + 28). A kernel that starts every chain at the seed
+  // gives -(8 seed) and is off by 28.
+  const int n = 257;
+  ct::Rng rng;
+  const auto seeds = rng.uniform(n, -2.0f, 2.0f);
+  ct::DeviceBuffer<float> d_seeds(seeds), d_out(n);
+  d_out.poison();
+  launch_fma_chains(d_seeds.get(), d_out.get(), n, 7, -1.0f, 0.0f);
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) expected[i] = -(8.0 * seeds[i] + 28.0);
+  EXPECT_TRUE(ct::all_close(expected, d_out.download(), 1e-5, 1e-6));
+}
+
+TEST(FmaChains, RejectsNegativeArgumentsAndHandlesEmpty) {
+  // The launcher's checks are given; this checks the empty case leaves memory alone and a
+  // small real case still runs after it.
+  ct::Rng rng;
+  ct::DeviceBuffer<float> d_seeds(rng.uniform(4, -1.0f, 1.0f)), d_out(4);
+  EXPECT_THROW(launch_fma_chains(d_seeds.get(), d_out.get(), -1, 1, 0.5f, 1.0f), std::invalid_argument);
+  EXPECT_THROW(launch_fma_chains(d_seeds.get(), d_out.get(), 4, -1, 0.5f, 1.0f), std::invalid_argument);
+  launch_fma_chains(d_seeds.get(), d_out.get(), 0, 10, 0.5f, 1.0f);
+  EXPECT_TRUE(chains_match(rng, 4, 3));
+}

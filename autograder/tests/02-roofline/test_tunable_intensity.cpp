@@ -1,0 +1,106 @@
+// Tests for exercise 02/04 tunable_intensity (contract: lessons/02-roofline/tunable_intensity.hpp).
+// Run: ./course test 02/tunable_intensity
+
+#include "tunable_intensity.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// y = a^k x + b (1 - a^k) / (1 - a), in double.
+std::vector<double> closed_form(const std::vector<float>& x, int k, float a, float b) {
+  const double ak = std::pow(double(a), k);
+  const double fixed = double(b) * (1.0 - ak) / (1.0 - double(a));
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = ak * x[i] + fixed;
+  return out;
+}
+
+/// Fresh x, poisoned y followed by a guard; returns the comparison, and the counted traffic.
+::testing::AssertionResult matches(ct::Rng& rng, int n, int k, ct::GlobalTraffic* traffic = nullptr) {
+  const float a = static_cast<float>(rng.scalar(0.5, 0.95) * (rng.integer(0, 1) ? 1 : -1));
+  const float b = static_cast<float>(rng.scalar(0.25, 1.0) * (rng.integer(0, 1) ? 1 : -1));
+  const auto x = rng.nonzero(n, 0.25f, 2.0f);
+  ct::DeviceBuffer<float> d_x(x), d_y(n + ct::kGuardElements);
+  auto init = std::vector<float>(n, std::nanf(""));
+  const auto guard = ct::guard_pattern<float>();
+  init.insert(init.end(), guard.begin(), guard.end());
+  d_y.upload(init);
+  const auto counted = ct::count_global_traffic(
+      [&] { launch_tunable_intensity(d_x.get(), d_y.get(), n, k, a, b); });
+  if (traffic != nullptr) *traffic = counted;
+  const auto all = d_y.download();
+  const std::vector<float> y(all.begin(), all.begin() + n);
+  const std::string where = "n = " + std::to_string(n) + ", k = " + std::to_string(k) +
+                            ", a = " + std::to_string(a) + ", b = " + std::to_string(b);
+  // Rounding errors contract by |a| per step: <= eps * |v| / (1 - |a|), |v| <= 20.
+  const auto values = ct::all_close(closed_form(x, k, a, b), y, 3e-5, 1e-5);
+  if (!values) return ::testing::AssertionFailure() << where << ":\n" << values.message();
+  const auto untouched = ct::guard_untouched(all, n);
+  if (!untouched) return ::testing::AssertionFailure() << where << ":\n" << untouched.message();
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(TunableIntensity, MatchesClosedFormOnAwkwardSizes) {
+  ct::Rng rng;
+  for (int n : ct::awkward_sizes(256)) {
+    for (int k : {1, 3}) EXPECT_TRUE(matches(rng, n, k));
+  }
+}
+
+TEST(TunableIntensity, MatchesClosedFormForManyK) {
+  ct::Rng rng;
+  for (int k : {2, 4, 7, 16, 33, 64, 255, 1024}) {
+    for (int n : {1, 129, 4097}) EXPECT_TRUE(matches(rng, n, k));
+  }
+}
+
+TEST(TunableIntensity, ZeroFmasCopies) {
+  ct::Rng rng;
+  for (int n : {1, 255, 65537}) EXPECT_TRUE(matches(rng, n, 0));
+}
+
+TEST(TunableIntensity, WorksInPlace) {
+  // y == x: each element is read before it is written, by the same thread.
+  ct::Rng rng;
+  const int n = 10007, k = 5;
+  const float a = 0.75f, b = -0.5f;
+  const auto x = rng.nonzero(n);
+  ct::DeviceBuffer<float> d(x);
+  launch_tunable_intensity(d.get(), d.get(), n, k, a, b);
+  EXPECT_TRUE(ct::all_close(closed_form(x, k, a, b), d.download(), 3e-5, 1e-5));
+}
+
+TEST(TunableIntensity, BytesDoNotDependOnK) {
+  // 4 bytes loaded and 4 stored per element, for k = 1 as for k = 64: the FMAs work on a
+  // register. Intensity is then exactly 2k FLOPs / 8 bytes = k/4 FLOP/byte.
+  ct::Rng rng;
+  bool counted = true;
+  std::string why_not;
+  for (int n : {1, 4097, 65537}) {
+    for (int k : {0, 1, 16, 64}) {
+      ct::GlobalTraffic traffic;
+      EXPECT_TRUE(matches(rng, n, k, &traffic));
+      if (!traffic.counted) {
+        counted = false;
+        why_not = traffic.why_not;
+        continue;
+      }
+      EXPECT_EQ(traffic.load_bytes, 4u * n) << "n = " << n << ", k = " << k << ": loads";
+      EXPECT_EQ(traffic.store_bytes, 4u * n) << "n = " << n << ", k = " << k << ": stores";
+    }
+  }
+  if (!counted) GTEST_SKIP() << "values checked; byte counts not checked: " << why_not;
+}
