@@ -121,3 +121,67 @@ cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int inc
 cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx);
 /// *result = sum of |x[i]|; 0 when n <= 0 or incx <= 0.
 cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result);
+
+// ---- mixed precision: cublasGemmEx ---------------------------------------------------------
+// In the toolkit these enums live in library_types.h and cublas_api.h; values are CUDA's.
+
+#ifndef CUDASIM_HAVE_CUDA_DATA_TYPE
+#define CUDASIM_HAVE_CUDA_DATA_TYPE 1
+/// Element type of a matrix handed to a mixed-precision call (library_types.h).
+typedef enum cudaDataType_t {
+  CUDA_R_16F = 2,    ///< IEEE half
+  CUDA_C_16F = 6,
+  CUDA_R_16BF = 14,  ///< bfloat16 (__nv_bfloat16)
+  CUDA_C_16BF = 15,
+  CUDA_R_32F = 0,    ///< float
+  CUDA_C_32F = 4,
+  CUDA_R_64F = 1,    ///< double
+  CUDA_C_64F = 5,
+  CUDA_R_8I = 3,
+  CUDA_C_8I = 7,
+  CUDA_R_8U = 8,
+  CUDA_C_8U = 9,
+  CUDA_R_32I = 10,
+  CUDA_C_32I = 11,
+  CUDA_R_32U = 12,
+  CUDA_C_32U = 13,
+} cudaDataType;
+#endif
+
+/// The precision a mixed-precision call computes (accumulates) in.
+typedef enum {
+  CUBLAS_COMPUTE_16F = 64,
+  CUBLAS_COMPUTE_16F_PEDANTIC = 65,
+  CUBLAS_COMPUTE_32F = 68,            ///< float accumulation (the usual choice for bf16 inputs)
+  CUBLAS_COMPUTE_32F_PEDANTIC = 69,
+  CUBLAS_COMPUTE_32F_FAST_16F = 74,
+  CUBLAS_COMPUTE_32F_FAST_16BF = 75,
+  CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+  CUBLAS_COMPUTE_64F = 70,
+  CUBLAS_COMPUTE_64F_PEDANTIC = 71,
+  CUBLAS_COMPUTE_32I = 72,
+  CUBLAS_COMPUTE_32I_PEDANTIC = 73,
+} cublasComputeType_t;
+
+/// Algorithm hint; the simulator has one algorithm and accepts every value.
+typedef enum {
+  CUBLAS_GEMM_DEFAULT = -1,
+  CUBLAS_GEMM_DFALT = -1,
+  CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99,
+  CUBLAS_GEMM_DFALT_TENSOR_OP = 99,
+} cublasGemmAlgo_t;
+
+/// C = alpha * op(A) * op(B) + beta * C with per-matrix element types, column-major (see
+/// cublasSgemm for the shapes and leading dimensions).
+///
+/// The simulator supports A and B both CUDA_R_16BF or both CUDA_R_32F, C CUDA_R_16BF or
+/// CUDA_R_32F, with a CUBLAS_COMPUTE_32F* compute type; `alpha` and `beta` then point to
+/// floats. It computes in float (bf16 inputs are exact in float; FAST_* compute types are
+/// computed in full float) and rounds a bf16 C to nearest even, as cuBLAS does.
+/// @return CUBLAS_STATUS_NOT_SUPPORTED for other type combinations, and as cublasSgemm for
+///         invalid sizes or leading dimensions.
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                            int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
+                            int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
+                            cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                            cublasGemmAlgo_t algo);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cublas_v2.h"
+#include "cuda_bf16.h"
 #include "internal.hpp"
 
 struct cublasContext {
@@ -435,4 +436,92 @@ cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int inc
 cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
   return reduction_call("cublasSasum", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
                         [=] { return cblas_sasum(n, x, incx); });
+}
+
+// ---- cublasGemmEx: mixed precision (bf16 or float operands, float compute) -------------------
+
+namespace cudasim::detail {
+namespace {
+
+bool float_compute(cublasComputeType_t t) {
+  return t == CUBLAS_COMPUTE_32F || t == CUBLAS_COMPUTE_32F_PEDANTIC || t == CUBLAS_COMPUTE_32F_FAST_16F ||
+         t == CUBLAS_COMPUTE_32F_FAST_16BF || t == CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+
+Operand typed_matrix(const char* name, const void* p, cudaDataType type, int rows, int cols, int ld) {
+  if (type == CUDA_R_16BF) return matrix(name, static_cast<const __nv_bfloat16*>(p), rows, cols, ld);
+  return matrix(name, static_cast<const float*>(p), rows, cols, ld);
+}
+
+/// A rows x cols column-major matrix (leading dimension ld) of `type`, as packed floats.
+std::vector<float> widen(const void* p, cudaDataType type, int rows, int cols, int ld) {
+  std::vector<float> out(static_cast<size_t>(rows) * cols);
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) {
+      const size_t at = static_cast<size_t>(j) * ld + i;
+      out[static_cast<size_t>(j) * rows + i] =
+          type == CUDA_R_16BF ? static_cast<float>(static_cast<const __nv_bfloat16*>(p)[at])
+                              : static_cast<const float*>(p)[at];
+    }
+  return out;
+}
+
+}  // namespace
+}  // namespace cudasim::detail
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                            int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
+                            int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
+                            cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                            cublasGemmAlgo_t algo) {
+  const char* api = "cublasGemmEx";
+  (void)algo;  // one algorithm here
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const bool inputs_ok = Atype == Btype && (Atype == CUDA_R_16BF || Atype == CUDA_R_32F);
+  const bool output_ok = Ctype == CUDA_R_16BF || Ctype == CUDA_R_32F;
+  if (!float_compute(computeType) || !inputs_ok || !output_ok) {
+    report("%s: the simulator supports A and B both CUDA_R_16BF or both CUDA_R_32F, C CUDA_R_16BF or "
+           "CUDA_R_32F, and a CUBLAS_COMPUTE_32F* compute type (got Atype=%d, Btype=%d, Ctype=%d, "
+           "computeType=%d) (CUBLAS_STATUS_NOT_SUPPORTED)",
+           api, Atype, Btype, Ctype, computeType);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  const cublasStatus_t status = check_gemm<float>(api, transa, transb, m, n, k, lda, ldb, ldc);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
+  const float* alpha_f = static_cast<const float*>(alpha);
+  const float* beta_f = static_cast<const float*>(beta);
+  const Scalar<float> a_scalar = take_scalar(h, alpha_f), b_scalar = take_scalar(h, beta_f);
+  const int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
+  const int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
+  const bool reads_ab = k > 0;
+  const Operand none{nullptr, nullptr, nullptr};
+  return submit(
+      api, h,
+      {reads_ab ? typed_matrix("A", A, Atype, a_rows, a_cols, lda) : none,
+       reads_ab ? typed_matrix("B", B, Btype, b_rows, b_cols, ldb) : none,
+       typed_matrix("C", C, Ctype, m, n, ldc), scalar_operand(h, "alpha", alpha_f),
+       scalar_operand(h, "beta", beta_f)},
+      [=] {
+        const float a_value = a_scalar.get(), b_value = b_scalar.get();
+        const std::vector<float> a = reads_ab ? widen(A, Atype, a_rows, a_cols, lda) : std::vector<float>();
+        const std::vector<float> b = reads_ab ? widen(B, Btype, b_rows, b_cols, ldb) : std::vector<float>();
+        // C is read only when beta is not 0 (NaNs in an unread C do not propagate).
+        std::vector<float> c = b_value != 0.0f ? widen(C, Ctype, m, n, ldc)
+                                               : std::vector<float>(static_cast<size_t>(m) * n, 0.0f);
+        gemm(to_cblas(transa), to_cblas(transb), m, n, k, a_value, a.data(), std::max(1, a_rows), b.data(),
+             std::max(1, b_rows), b_value, c.data(), m);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < m; ++i) {
+            const float v = c[static_cast<size_t>(j) * m + i];
+            const size_t at = static_cast<size_t>(j) * ldc + i;
+            if (Ctype == CUDA_R_16BF) {
+              static_cast<__nv_bfloat16*>(C)[at] = __float2bfloat16(v);  // round to nearest even
+            } else {
+              static_cast<float*>(C)[at] = v;
+            }
+          }
+      });
 }

@@ -1,0 +1,22 @@
+// Performance case of exercise 03/01 dot_product for the grader (course_perf.hpp).
+// Needs at least 8 bytes per element (x and y read once) and 2 FLOPs.
+#include "dot_product.hpp"
+
+#include "course_perf.hpp"
+#include "course_test.hpp"
+
+namespace ct = course::test;
+
+TEST(CoursePerf, DotProduct) {
+  COURSE_PERF_ONLY();
+  // On a GPU 2^26 elements (512 MiB read, far past L2); on the simulator the counts are exact
+  // at any size.
+  const int n = course::perf::on_gpu() ? (1 << 26) : (1 << 16);
+  ct::Rng rng;
+  const auto host = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> x0(host), y0(host), x1(host), y1(host), result(1);
+  const float* x[2] = {x0.get(), x1.get()};
+  const float* y[2] = {y0.get(), y1.get()};
+  course::perf::measure("dot_product", 8.0 * n, 2.0 * n,
+                        [&](int set) { launch_dot_product(x[set], y[set], result.get(), n); });
+}

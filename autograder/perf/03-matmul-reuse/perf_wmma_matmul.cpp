@@ -1,0 +1,28 @@
+// Performance case of exercise 03/05 wmma_matmul for the grader (course_perf.hpp).
+// Needs at least 2 * N^2 * 2 bytes (bf16 A and B read once) + N^2 * 4 (fp32 C written once)
+// and 2 * N^3 FLOPs.
+#include "wmma_matmul.hpp"
+
+#include <cuda_bf16.h>
+
+#include "course_perf.hpp"
+#include "course_test.hpp"
+
+#include <vector>
+
+namespace ct = course::test;
+
+TEST(CoursePerf, WmmaMatmul) {
+  COURSE_PERF_ONLY();
+  const int n = course::perf::on_gpu() ? 4096 : 128;
+  const std::size_t count = static_cast<std::size_t>(n) * n;
+  ct::Rng rng;
+  std::vector<__nv_bfloat16> host;
+  for (float v : rng.uniform(count, -1.0f, 1.0f)) host.push_back(__float2bfloat16(v));
+  ct::DeviceBuffer<__nv_bfloat16> a0(host), b0(host), a1(host), b1(host);
+  ct::DeviceBuffer<float> c(count);
+  const __nv_bfloat16* a[2] = {a0.get(), a1.get()};
+  const __nv_bfloat16* b[2] = {b0.get(), b1.get()};
+  course::perf::measure("wmma_matmul", 2.0 * 2.0 * count + 4.0 * count, 2.0 * count * n,
+                        [&](int set) { launch_wmma_matmul(a[set], b[set], c.get(), n, n, n); });
+}

@@ -1,0 +1,103 @@
+// Tests for exercise 03/01 dot_product (contract: lessons/03-matmul-reuse/dot_product.hpp).
+// Run: ./course test 03/dot_product
+
+#include "dot_product.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// CPU reference in double.
+double cpu_dot(const std::vector<float>& x, const std::vector<float>& y) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) sum += double(x[i]) * double(y[i]);
+  return sum;
+}
+
+/// Runs the launcher on fresh inputs of length n into a poisoned result and returns
+/// whether it matches the CPU within a tolerance that grows with n.
+::testing::AssertionResult dot_matches_cpu(ct::Rng& rng, int n) {
+  // y > 0 and x mostly positive: the exact sum is far from 0 (a kernel returning 0, or
+  // dropping a block's share, cannot pass by luck), and the terms are at most 1 in size.
+  const auto x = rng.uniform(n, -0.5f, 1.0f);
+  const auto y = rng.uniform(n, 0.25f, 1.0f);
+  ct::DeviceBuffer<float> d_x(x), d_y(y), d_result(1);
+  d_result.poison();
+  launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n);
+  const std::vector<double> expected = {cpu_dot(x, y)};
+  return ct::all_close(expected, d_result.download(), ct::reduction_tolerance(n));
+}
+
+}  // namespace
+
+TEST(DotProduct, MatchesCpuOnAwkwardSizes) {
+  // 1, around a warp and a block, around kDotThreads * kDotMaxBlocks (where the grid-stride
+  // loop starts), and 2^20 + 3.
+  ct::Rng rng;
+  std::vector<int> sizes = ct::awkward_sizes(kDotThreads);
+  for (int n : {kDotThreads * kDotMaxBlocks - 1, kDotThreads * kDotMaxBlocks, kDotThreads * kDotMaxBlocks + 1})
+    sizes.push_back(n);
+  for (int n : sizes) {
+    EXPECT_TRUE(dot_matches_cpu(rng, n)) << "n = " << n;
+  }
+}
+
+TEST(DotProduct, HandlesOneAndTwoElements) {
+  ct::Rng rng;
+  for (int n : {1, 2, 3}) EXPECT_TRUE(dot_matches_cpu(rng, n)) << "n = " << n;
+}
+
+TEST(DotProduct, WritesZeroForAnEmptyVector) {
+  ct::DeviceBuffer<float> d_result(1);
+  d_result.poison();
+  launch_dot_product(nullptr, nullptr, d_result.get(), 0);
+  EXPECT_EQ(d_result.download()[0], 0.0f)
+      << "n = 0: the sum of no terms is 0, and *result must say so (it held NaN before the call)";
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "n = 0 left a CUDA error behind";
+}
+
+TEST(DotProduct, OverwritesTheResultInsteadOfAddingToIt) {
+  // Called twice on the same result: the second call must not add to the first one's value
+  // (a result that is not zeroed before the blocks' atomicAdds would double).
+  ct::Rng rng;
+  const int n = 100003;
+  const auto x = rng.uniform(n, -0.5f, 1.0f);
+  const auto y = rng.uniform(n, 0.25f, 1.0f);
+  ct::DeviceBuffer<float> d_x(x), d_y(y), d_result(1);
+  d_result.poison();
+  launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n);
+  launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n);
+  const std::vector<double> expected = {cpu_dot(x, y)};
+  EXPECT_TRUE(ct::all_close(expected, d_result.download(), ct::reduction_tolerance(n)))
+      << "the second of two calls on the same result (n = " << n << ")";
+}
+
+TEST(DotProduct, ReadsEachInputElementOnce) {
+  // A dot product has nothing to reuse: 8 bytes loaded per element is the floor, and reading
+  // the inputs twice (or re-reading them per block) shows as more. A few bytes per block for
+  // a second pass over partial sums are allowed.
+  ct::Rng rng;
+  const int n = (1 << 18) + 77;
+  const auto x = rng.uniform(n, -0.5f, 1.0f);
+  const auto y = rng.uniform(n, 0.25f, 1.0f);
+  ct::DeviceBuffer<float> d_x(x), d_y(y), d_result(1);
+  d_result.poison();
+  const auto traffic = ct::count_global_traffic([&] { launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n); });
+  const std::vector<double> expected = {cpu_dot(x, y)};
+  ASSERT_TRUE(ct::all_close(expected, d_result.download(), ct::reduction_tolerance(n))) << "n = " << n;
+  if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+  const std::uint64_t floor = 8ull * n;
+  const std::uint64_t allowance = 16ull * kDotMaxBlocks;  // partial sums of a second pass
+  EXPECT_GE(traffic.load_bytes, floor) << "the kernel loaded fewer bytes than x and y hold";
+  EXPECT_LE(traffic.load_bytes, floor + allowance)
+      << "global loads: " << traffic.load_bytes << " bytes for n = " << n << ", expected " << floor
+      << " (8 bytes per element, each element of x and y read once) plus at most " << allowance
+      << " for combining the blocks' sums";
+}

@@ -1,0 +1,95 @@
+// Tests for exercise 03/02 naive_matmul (contract: lessons/03-matmul-reuse/naive_matmul.hpp).
+// Run: ./course test 03/naive_matmul
+
+#include "naive_matmul.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// CPU reference in double: row-major C (M x N) = A (M x K) * B (K x N).
+std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      const double aip = a[static_cast<std::size_t>(i) * k + p];
+      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
+    }
+  return c;
+}
+
+std::string shape(int m, int n, int k) {
+  return "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k);
+}
+
+/// Fresh inputs (no element near 0), a poisoned C, one launch, compared with the CPU.
+::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int m, int n, int k) {
+  const auto a = rng.nonzero(static_cast<std::size_t>(m) * k);
+  const auto b = rng.nonzero(static_cast<std::size_t>(k) * n);
+  ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
+  d_c.poison();
+  launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  return ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+}
+
+}  // namespace
+
+TEST(NaiveMatmul, MatchesCpuOnSquareSizes) {
+  ct::Rng rng;
+  for (int s : {1, 16, 64, 128}) EXPECT_TRUE(matmul_matches_cpu(rng, s, s, s)) << shape(s, s, s);
+}
+
+TEST(NaiveMatmul, HandlesSizesThatAreNotBlockMultiples) {
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{17, 33, 9}, {15, 17, 31}, {127, 129, 65}, {100, 3, 70}})
+    EXPECT_TRUE(matmul_matches_cpu(rng, m, n, k)) << shape(m, n, k);
+}
+
+TEST(NaiveMatmul, HandlesASingleRowOrColumn) {
+  // 1 x N (one row of C), N x 1 (one column), and K = 1 (an outer product).
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 200, 37}, {200, 1, 37}, {1, 1, 300}, {40, 50, 1}})
+    EXPECT_TRUE(matmul_matches_cpu(rng, m, n, k)) << shape(m, n, k);
+}
+
+TEST(NaiveMatmul, DoesNotWritePastTheEndOfC) {
+  ct::Rng rng;
+  const int m = 33, n = 17, k = 20;
+  const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
+  std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+  const auto guard = ct::guard_pattern<float>();
+  c.insert(c.end(), guard.begin(), guard.end());
+  ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+  launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  const auto result = d_c.download();
+  EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n),
+                               m, n, ct::reduction_tolerance(k)))
+      << shape(m, n, k);
+  EXPECT_TRUE(ct::guard_untouched(result, m * n)) << shape(m, n, k);
+}
+
+TEST(NaiveMatmul, LoadsEveryOperandOncePerProduct) {
+  // No reuse: each of the M*N threads reads K floats of A and K of B, 2*M*N*K*4 bytes
+  // (2*N^3*4 for square matrices), and stores its element of C once.
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{32, 32, 32}, {64, 64, 64}, {33, 47, 19}}) {
+    const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
+    ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
+    d_c.poison();
+    const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); });
+    ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
+        << shape(m, n, k);
+    if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+    EXPECT_EQ(traffic.load_bytes, 2ull * m * n * k * 4) << shape(m, n, k) << ": global bytes loaded";
+    EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(m, n, k) << ": global bytes stored (C once)";
+  }
+}

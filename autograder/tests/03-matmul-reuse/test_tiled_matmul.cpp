@@ -1,0 +1,122 @@
+// Tests for exercise 03/03 tiled_matmul (contract: lessons/03-matmul-reuse/tiled_matmul.hpp).
+// Run: ./course test 03/tiled_matmul
+//
+// Every test runs the three tile sizes the contract instantiates: 8, 16 and 32.
+
+#include "tiled_matmul.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      const double aip = a[static_cast<std::size_t>(i) * k + p];
+      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
+    }
+  return c;
+}
+
+std::string shape(int tile, int m, int n, int k) {
+  return "TILE = " + std::to_string(tile) + ", M = " + std::to_string(m) + ", N = " + std::to_string(n) +
+         ", K = " + std::to_string(k);
+}
+
+void launch(int tile, const float* a, const float* b, float* c, int m, int n, int k) {
+  switch (tile) {
+    case 8: launch_tiled_matmul<8>(a, b, c, m, n, k); break;
+    case 16: launch_tiled_matmul<16>(a, b, c, m, n, k); break;
+    default: launch_tiled_matmul<32>(a, b, c, m, n, k); break;
+  }
+}
+
+constexpr int kTiles[] = {8, 16, 32};
+
+::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int tile, int m, int n, int k) {
+  const auto a = rng.nonzero(static_cast<std::size_t>(m) * k);
+  const auto b = rng.nonzero(static_cast<std::size_t>(k) * n);
+  ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
+  d_c.poison();
+  launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  return ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+}
+
+/// Bytes of A and B a tiled kernel loads: A's elements once per block column, B's once per
+/// block row (elements outside the matrices are never loaded).
+std::uint64_t tiled_load_bytes(int tile, int m, int n, int k) {
+  const std::uint64_t block_cols = (n + tile - 1) / tile, block_rows = (m + tile - 1) / tile;
+  return 4ull * (std::uint64_t(m) * k * block_cols + std::uint64_t(k) * n * block_rows);
+}
+
+}  // namespace
+
+TEST(TiledMatmul, MatchesCpuOnTileMultiples) {
+  ct::Rng rng;
+  for (int tile : kTiles)
+    for (int s : {32, 64, 128}) EXPECT_TRUE(matmul_matches_cpu(rng, tile, s, s, s)) << shape(tile, s, s, s);
+}
+
+TEST(TiledMatmul, HandlesSizesThatAreNotTileMultiples) {
+  ct::Rng rng;
+  for (int tile : kTiles)
+    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{17, 33, 9}, {127, 129, 65}, {31, 7, 100}, {5, 5, 5}})
+      EXPECT_TRUE(matmul_matches_cpu(rng, tile, m, n, k)) << shape(tile, m, n, k);
+}
+
+TEST(TiledMatmul, HandlesASingleRowOrColumn) {
+  ct::Rng rng;
+  for (int tile : kTiles)
+    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 200, 37}, {200, 1, 37}, {1, 1, 300}, {40, 50, 1}})
+      EXPECT_TRUE(matmul_matches_cpu(rng, tile, m, n, k)) << shape(tile, m, n, k);
+}
+
+TEST(TiledMatmul, DoesNotWritePastTheEndOfC) {
+  ct::Rng rng;
+  const int m = 33, n = 17, k = 20;
+  for (int tile : kTiles) {
+    const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
+    std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+    const auto guard = ct::guard_pattern<float>();
+    c.insert(c.end(), guard.begin(), guard.end());
+    ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+    launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k);
+    const auto result = d_c.download();
+    EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n),
+                                 m, n, ct::reduction_tolerance(k)))
+        << shape(tile, m, n, k);
+    EXPECT_TRUE(ct::guard_untouched(result, m * n)) << shape(tile, m, n, k);
+  }
+}
+
+TEST(TiledMatmul, LoadsEachElementOncePerTile) {
+  // The point of tiling: for N x N matrices 2*N^3*4/TILE bytes instead of 2*N^3*4.
+  ct::Rng rng;
+  for (int tile : kTiles)
+    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{64, 64, 64}, {96, 96, 96}, {40, 72, 24}, {33, 47, 19}}) {
+      const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
+      ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
+      d_c.poison();
+      const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k); });
+      ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
+          << shape(tile, m, n, k);
+      if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+      if (m == n && n == k && n % tile == 0) {
+        EXPECT_EQ(traffic.load_bytes, 2ull * n * n * n * 4 / tile) << shape(tile, m, n, k) << ": 2*N^3*4/TILE";
+      }
+      EXPECT_EQ(traffic.load_bytes, tiled_load_bytes(tile, m, n, k))
+          << shape(tile, m, n, k) << ": global bytes loaded; each element of A should be loaded once per block "
+          << "column (ceil(N/TILE)), each of B once per block row (ceil(M/TILE)), none outside the matrices";
+      EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(tile, m, n, k) << ": global bytes stored (C once)";
+    }
+}

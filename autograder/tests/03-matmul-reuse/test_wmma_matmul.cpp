@@ -1,0 +1,148 @@
+// Tests for exercise 03/05 wmma_matmul (contract: lessons/03-matmul-reuse/wmma_matmul.hpp).
+// Run: ./course test 03/wmma_matmul
+//
+// On the simulator the tensor-core fragments are computed on the CPU (cudasim/include/mma.h):
+// the results are a GPU's, the speed is not. On a GPU before compute capability 8.0 (no bf16
+// tensor cores) the tests are skipped with the reason.
+
+#include "wmma_matmul.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+/// Inputs as bf16 plus the float values they hold exactly (for the CPU reference).
+struct Bf16Matrix {
+  std::vector<__nv_bfloat16> bits;
+  std::vector<float> values;
+};
+
+Bf16Matrix random_bf16(ct::Rng& rng, std::size_t count) {
+  Bf16Matrix m;
+  for (float v : rng.nonzero(count)) {
+    m.bits.push_back(__float2bfloat16(v));
+    m.values.push_back(__bfloat162float(m.bits.back()));
+  }
+  return m;
+}
+
+/// CPU reference in double from the bf16 values: products of bf16 are exact, so a GPU's only
+/// error is the fp32 accumulation, bounded by reduction_tolerance(K).
+std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      const double aip = a[static_cast<std::size_t>(i) * k + p];
+      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
+    }
+  return c;
+}
+
+std::string shape(int m, int n, int k) {
+  return "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k);
+}
+
+/// Empty when this machine can run bf16 tensor cores, else the reason to skip.
+std::string why_no_tensor_cores() {
+#ifdef CUDASIM
+  return "";
+#else
+  int device = 0;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  if (prop.major >= 8) return "";
+  return std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+         std::to_string(prop.minor) + ") has no bf16 tensor cores; this exercise needs 8.0 or later";
+#endif
+}
+
+#define SKIP_WITHOUT_TENSOR_CORES()                            \
+  do {                                                         \
+    const std::string why = why_no_tensor_cores();             \
+    if (!why.empty()) GTEST_SKIP() << why;                     \
+  } while (0)
+
+::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int m, int n, int k) {
+  const auto a = random_bf16(rng, static_cast<std::size_t>(m) * k);
+  const auto b = random_bf16(rng, static_cast<std::size_t>(k) * n);
+  ct::DeviceBuffer<__nv_bfloat16> d_a(a.bits), d_b(b.bits);
+  ct::DeviceBuffer<float> d_c(static_cast<std::size_t>(m) * n);
+  d_c.poison();
+  launch_wmma_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  return ct::all_close_2d(cpu_matmul(a.values, b.values, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+}
+
+}  // namespace
+
+TEST(WmmaMatmul, MatchesCpuOnTileMultiples) {
+  SKIP_WITHOUT_TENSOR_CORES();
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{64, 64, 32}, {64, 64, 64}, {128, 128, 128}, {128, 64, 96}})
+    EXPECT_TRUE(matmul_matches_cpu(rng, m, n, k)) << shape(m, n, k);
+}
+
+TEST(WmmaMatmul, HandlesSizesThatAreNotTileMultiples) {
+  SKIP_WITHOUT_TENSOR_CORES();
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{17, 33, 9}, {127, 129, 65}, {65, 63, 17}, {3, 5, 7}})
+    EXPECT_TRUE(matmul_matches_cpu(rng, m, n, k)) << shape(m, n, k);
+}
+
+TEST(WmmaMatmul, HandlesASingleRowOrColumn) {
+  SKIP_WITHOUT_TENSOR_CORES();
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 200, 37}, {200, 1, 37}, {1, 1, 300}, {40, 50, 1}})
+    EXPECT_TRUE(matmul_matches_cpu(rng, m, n, k)) << shape(m, n, k);
+}
+
+TEST(WmmaMatmul, DoesNotWritePastTheEndOfC) {
+  SKIP_WITHOUT_TENSOR_CORES();
+  ct::Rng rng;
+  const int m = 67, n = 65, k = 20;
+  const auto a = random_bf16(rng, m * k), b = random_bf16(rng, k * n);
+  std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+  const auto guard = ct::guard_pattern<float>();
+  c.insert(c.end(), guard.begin(), guard.end());
+  ct::DeviceBuffer<__nv_bfloat16> d_a(a.bits), d_b(b.bits);
+  ct::DeviceBuffer<float> d_c(c);
+  launch_wmma_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  const auto result = d_c.download();
+  EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a.values, b.values, m, n, k),
+                               std::vector<float>(result.begin(), result.begin() + m * n), m, n,
+                               ct::reduction_tolerance(k)))
+      << shape(m, n, k);
+  EXPECT_TRUE(ct::guard_untouched(result, m * n)) << shape(m, n, k);
+}
+
+TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
+  // bf16 halves the bytes per element: A is loaded ceil(N/64) times at 2 bytes, B ceil(M/64)
+  // times; C is stored once in fp32.
+  SKIP_WITHOUT_TENSOR_CORES();
+  ct::Rng rng;
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{64, 64, 64}, {128, 128, 128}, {33, 47, 19}}) {
+    const auto a = random_bf16(rng, m * k), b = random_bf16(rng, k * n);
+    ct::DeviceBuffer<__nv_bfloat16> d_a(a.bits), d_b(b.bits);
+    ct::DeviceBuffer<float> d_c(m * n);
+    d_c.poison();
+    const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch_wmma_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); });
+    ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a.values, b.values, m, n, k), d_c.download(), m, n,
+                                 ct::reduction_tolerance(k)))
+        << shape(m, n, k);
+    if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+    const std::uint64_t block_cols = (n + kWmmaBN - 1) / kWmmaBN, block_rows = (m + kWmmaBM - 1) / kWmmaBM;
+    EXPECT_EQ(traffic.load_bytes, 2ull * (std::uint64_t(m) * k * block_cols + std::uint64_t(k) * n * block_rows))
+        << shape(m, n, k) << ": global bytes loaded (2-byte elements; A once per block column, B once per block row)";
+    EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(m, n, k) << ": global bytes stored (C once, fp32)";
+  }
+}

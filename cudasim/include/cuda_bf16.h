@@ -1,0 +1,96 @@
+/// @file cuda_bf16.h
+/// @brief The simulator's stand-in for CUDA's bfloat16 header: the `__nv_bfloat16` type and
+/// its conversions, bit-exact with the CUDA toolkit's.
+///
+/// bfloat16 keeps float's sign and 8-bit exponent and only the top 7 bits of its 23-bit
+/// mantissa: the same range as float, about 3 significant decimal digits. A bf16 value is
+/// therefore the upper half of a float's bit pattern, and converting back is exact.
+/// Converting float -> bf16 rounds to nearest, ties to even (what `__float2bfloat16` and
+/// `__float2bfloat16_rn` do in CUDA); NaN stays NaN (quiet), infinities stay infinite and
+/// values too large for bf16 round to infinity, as in CUDA.
+///
+/// Only what the course uses is here: the type and its conversions. No arithmetic operators:
+/// with implicit conversions both ways, `bf16 * float` would be ambiguous; convert to float,
+/// compute, and convert back, as the course's kernels do.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+/// A bfloat16 number: 1 sign bit, 8 exponent bits, 7 mantissa bits, stored in 16 bits.
+/// Trivially copyable (device buffers of it are plain memory); converts implicitly from and
+/// to float like CUDA's type.
+struct __nv_bfloat16 {
+  unsigned short __x;  ///< the raw bits (the upper 16 bits of the equivalent float)
+
+  __nv_bfloat16() = default;
+  /// Rounds `f` to the nearest bf16 (ties to even).
+  __nv_bfloat16(float f);  // NOLINT(google-explicit-constructor): implicit as in CUDA
+  /// Rounds `d` to float, then to bf16, as CUDA's double constructor does.
+  __nv_bfloat16(double d) : __nv_bfloat16(static_cast<float>(d)) {}
+  /// The exact float value of this bf16.
+  operator float() const;  // NOLINT(google-explicit-constructor)
+};
+
+/// CUDA spells the type both ways.
+typedef __nv_bfloat16 nv_bfloat16;
+
+namespace cudasim::detail {
+
+inline std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+inline float bits_float(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/// float -> bf16 bits, round to nearest even. Adding 0x7FFF plus the lowest kept bit and
+/// truncating rounds a tie (lower half exactly 0x8000) up only when the kept part is odd.
+inline unsigned short float_to_bf16_rn(float f) {
+  const std::uint32_t u = float_bits(f);
+  if ((u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0)
+    return static_cast<unsigned short>((u >> 16) | 0x0040u);  // NaN: keep it a (quiet) NaN
+  const std::uint32_t rounding = 0x7FFFu + ((u >> 16) & 1u);
+  return static_cast<unsigned short>((u + rounding) >> 16);
+}
+
+/// float -> bf16 bits, round toward zero (truncation).
+inline unsigned short float_to_bf16_rz(float f) {
+  const std::uint32_t u = float_bits(f);
+  if ((u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0)
+    return static_cast<unsigned short>((u >> 16) | 0x0040u);
+  return static_cast<unsigned short>(u >> 16);
+}
+
+}  // namespace cudasim::detail
+
+inline __nv_bfloat16::__nv_bfloat16(float f) : __x(cudasim::detail::float_to_bf16_rn(f)) {}
+
+inline __nv_bfloat16::operator float() const {
+  return cudasim::detail::bits_float(static_cast<std::uint32_t>(__x) << 16);
+}
+
+/// float -> bf16, round to nearest, ties to even.
+inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+/// float -> bf16, round to nearest, ties to even (the explicit spelling).
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+/// float -> bf16, round toward zero.
+inline __nv_bfloat16 __float2bfloat16_rz(float f) {
+  __nv_bfloat16 b;
+  b.__x = cudasim::detail::float_to_bf16_rz(f);
+  return b;
+}
+/// bf16 -> float, exact.
+inline float __bfloat162float(__nv_bfloat16 b) { return static_cast<float>(b); }
+/// The raw bits of a bf16, and a bf16 from raw bits.
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 b) { return b.__x; }
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short bits) {
+  __nv_bfloat16 b;
+  b.__x = bits;
+  return b;
+}

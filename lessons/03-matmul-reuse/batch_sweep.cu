@@ -1,0 +1,438 @@
+// The lesson's experiment: at which batch size does a bf16 GEMM stop waiting for memory?
+//
+//   ./course run lessons/03-matmul-reuse/batch_sweep.cu                 # GPU: cuBLAS timings
+//   ./course run --stats lessons/03-matmul-reuse/batch_sweep.cu         # simulator: counted bytes
+//   options: --gpu H100|H200|A100 (the machine to predict for)   --out PREFIX (default build/batch_sweep)
+//
+// C[B x 4096] = X[B x 4096] * W[4096 x 4096], all bf16 (fp32 accumulation): a linear layer
+// applied to B tokens at once. FLOPs = 2*B*K*N; the compulsory traffic (each operand read
+// once, C written once) = 2*(B*K + K*N + B*N) bytes. For B much smaller than 4096 the
+// weights dominate the bytes, so the intensity is about B FLOP/B: one multiply-add (2 FLOPs)
+// per 2-byte weight per token. The roofline says the GEMM is memory-bound until that
+// intensity reaches the machine's ridge point (peak FLOP/s / bandwidth), then compute-bound.
+//
+// On a GPU: cuBLAS (cublasGemmEx, bf16, CUBLAS_COMPUTE_32F) timed with CUDA events for each B,
+// L2 flushed before each repeat (W is 32 MiB and would otherwise stay in the H200's 50 MB L2),
+// median of repeats; printed next to the roofline prediction for the GPU, with the measured
+// crossover (where the two measured asymptotes meet: the time at B = 1, set by reading W, and
+// the best measured FLOP rate).
+//
+// On the simulator: there is no GPU time to measure. A small weight-stationary bf16 kernel is
+// run at a representative size (K = N = 256, B = 1..256) with the simulator's counters on
+// (`--stats`): its counted global bytes equal the compulsory traffic formula exactly, which is
+// what a library GEMM approaches at DRAM level when its tiles and the L2 cache hold the reuse.
+// The formula is then evaluated at K = N = 4096 for every B, and the roofline of the chosen GPU
+// (dense bf16 peak, HBM bandwidth from the datasheet) gives the predicted curve. The run also
+// checks the kernel and the simulator's cublasGemmEx against a CPU reference. Without
+// `--stats` the counters are off and the table uses the formula alone (it says so).
+//
+// Writes PREFIX.dat (the table), PREFIX.svg (the plot, drawn by this program) and, when
+// gnuplot is installed, PREFIX.png.
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include "cuda_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef CUDASIM
+#include <cudasim/stats.hpp>
+namespace cudasim {  // weak: a simulator without counters still links
+bool stats_available() __attribute__((weak));
+void reset_stats() __attribute__((weak));
+std::vector<KernelStats> kernel_stats() __attribute__((weak));
+}  // namespace cudasim
+#endif
+
+namespace {
+
+constexpr int kK = 4096, kN = 4096;  // the layer: 4096 -> 4096
+
+struct Gpu {
+  const char* name;
+  double bf16_flops;  // dense bf16 tensor-core peak, FLOP/s (datasheet)
+  double bandwidth;   // HBM bandwidth, bytes/s (datasheet)
+};
+// SXM parts. H100 and H200 have the same tensor cores; the H200's HBM3e is 43% faster.
+const Gpu kGpus[] = {{"H100", 989e12, 3.35e12}, {"H200", 989e12, 4.8e12}, {"A100", 312e12, 2.039e12}};
+
+const std::vector<int> kBatches = {1,   2,   4,   8,   16,  32,   48,   64,   96,   128,  160,  192,
+                                   224, 256, 320, 384, 448, 512, 768, 1024, 1536, 2048, 3072, 4096};
+
+double gemm_flops(double b, double k, double n) { return 2.0 * b * k * n; }
+double gemm_bytes(double b, double k, double n) { return 2.0 * (b * k + k * n + b * n); }
+
+double predicted_seconds(const Gpu& g, double flops, double bytes) {
+  return std::max(flops / g.bf16_flops, bytes / g.bandwidth);
+}
+
+/// The batch where the GEMM's intensity B*K*N / (B*K + K*N + B*N) reaches the ridge point R:
+/// B = R*K*N / (K*N - R*(K + N)). For B << K, N this is about R itself.
+double crossover_batch(double ridge, double k, double n) { return ridge * k * n / (k * n - ridge * (k + n)); }
+
+struct Row {
+  int batch;
+  double flops, bytes, intensity, predicted_tflops, measured_tflops, seconds;
+  bool counted;
+};
+
+// ---------------------------------------------------------------------------------------
+// plot
+
+void write_outputs(const std::string& prefix, const std::vector<Row>& rows, const Gpu& gpu, bool measured,
+                   double crossover) {
+  const std::string dat = prefix + ".dat", svg = prefix + ".svg", png = prefix + ".png";
+  if (FILE* f = std::fopen(dat.c_str(), "w")) {
+    std::fprintf(f, "# batch flops bytes intensity predicted_tflops %s\n", measured ? "measured_tflops" : "");
+    for (const Row& r : rows)
+      std::fprintf(f, "%d %.6g %.6g %.6g %.6g %.6g\n", r.batch, r.flops, r.bytes, r.intensity, r.predicted_tflops,
+                   measured ? r.measured_tflops : r.predicted_tflops);
+    std::fclose(f);
+  }
+  // SVG: x = log2(B) from 0 to 12, y = TFLOP/s from 0 to 1.1 * peak.
+  const double width = 760, height = 480, left = 70, right = 20, top = 40, bottom = 60;
+  const double ymax = 1.1 * gpu.bf16_flops / 1e12;
+  auto px = [&](double b) { return left + (std::log2(b) / 12.0) * (width - left - right); };
+  auto py = [&](double t) { return top + (1.0 - t / ymax) * (height - top - bottom); };
+  if (FILE* f = std::fopen(svg.c_str(), "w")) {
+    std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%g' height='%g' font-family='sans-serif' "
+                    "font-size='12'>\n<rect width='100%%' height='100%%' fill='white'/>\n", width, height);
+    std::fprintf(f, "<text x='%g' y='22' font-size='15'>bf16 GEMM C[B x 4096] = X[B x 4096] W[4096 x 4096] on %s: "
+                    "%s</text>\n", left, gpu.name, measured ? "cuBLAS measured vs roofline" : "roofline prediction");
+    for (int e = 0; e <= 12; ++e) {  // x grid: powers of two
+      const double x = px(std::pow(2.0, e));
+      std::fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='#ddd'/>\n", x, top, x, height - bottom);
+      std::fprintf(f, "<text x='%g' y='%g' text-anchor='middle'>%d</text>\n", x, height - bottom + 16, 1 << e);
+    }
+    const double ystep = ymax > 600 ? 200 : 50;
+    for (double t = 0; t <= ymax; t += ystep) {
+      const double y = py(t);
+      std::fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='#ddd'/>\n", left, y, width - right, y);
+      std::fprintf(f, "<text x='%g' y='%g' text-anchor='end'>%g</text>\n", left - 6, y + 4, t);
+    }
+    std::fprintf(f, "<text x='%g' y='%g' text-anchor='middle'>batch B (tokens), log scale</text>\n",
+                 (left + width - right) / 2, height - 18);
+    std::fprintf(f, "<text x='18' y='%g' transform='rotate(-90 18 %g)' text-anchor='middle'>TFLOP/s</text>\n",
+                 (top + height - bottom) / 2, (top + height - bottom) / 2);
+    // The roofline prediction, sampled finely.
+    std::fprintf(f, "<polyline fill='none' stroke='#1f77b4' stroke-width='2' points='");
+    for (double e = 0; e <= 12.0001; e += 0.05) {
+      const double b = std::pow(2.0, e);
+      const double t = gemm_flops(b, kK, kN) / predicted_seconds(gpu, gemm_flops(b, kK, kN), gemm_bytes(b, kK, kN));
+      std::fprintf(f, "%.1f,%.1f ", px(b), py(t / 1e12));
+    }
+    std::fprintf(f, "'/>\n");
+    // The ridge crossover.
+    const double xc = px(crossover);
+    std::fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='#d62728' stroke-dasharray='5,4'/>\n", xc, top, xc,
+                 height - bottom);
+    std::fprintf(f, "<text x='%g' y='%g' fill='#d62728'>predicted crossover B = %.0f</text>\n", xc + 5, top + 14,
+                 crossover);
+    for (const Row& r : rows) {
+      const double t = measured ? r.measured_tflops : r.predicted_tflops;
+      std::fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'/>\n", px(r.batch), py(t),
+                   measured ? "#ff7f0e" : "#1f77b4");
+    }
+    std::fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='#1f77b4' stroke-width='2'/>"
+                    "<text x='%g' y='%g'>roofline: min(peak, intensity x bandwidth)</text>\n",
+                 width - 300, height - bottom - 40, width - 270, height - bottom - 40, width - 265,
+                 height - bottom - 36);
+    if (measured)
+      std::fprintf(f, "<circle cx='%g' cy='%g' r='3.5' fill='#ff7f0e'/><text x='%g' y='%g'>cuBLAS, measured</text>\n",
+                   width - 285, height - bottom - 20, width - 265, height - bottom - 16);
+    std::fprintf(f, "</svg>\n");
+    std::fclose(f);
+  }
+  std::printf("\nwrote %s and %s", dat.c_str(), svg.c_str());
+  if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    const std::string script = prefix + ".gp";
+    if (FILE* f = std::fopen(script.c_str(), "w")) {
+      std::fprintf(f,
+                   "set terminal pngcairo size 900,560 font 'sans,11'\nset output '%s'\n"
+                   "set title 'bf16 GEMM C[B x 4096] = X[B x 4096] W[4096 x 4096] on %s'\n"
+                   "set logscale x 2\nset xrange [1:4096]\nset yrange [0:%g]\nset grid\n"
+                   "set xlabel 'batch B (tokens)'\nset ylabel 'TFLOP/s'\nset key bottom right\n"
+                   "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#d62728'\n"
+                   "set label 'predicted crossover B = %.0f' at %g, graph 0.95 tc rgb '#d62728'\n"
+                   "roof(b) = (2*b*%d*%d) / (((2*b*%d*%d)/%g > (2*(b*%d+%d*%d+b*%d))/%g) ? "
+                   "(2*b*%d*%d)/%g : (2*(b*%d+%d*%d+b*%d))/%g) / 1e12\n"
+                   "set samples 400\n"
+                   "plot roof(x) w l lw 2 lc rgb '#1f77b4' t 'roofline prediction', "
+                   "'%s' u 1:6 w p pt 7 ps 1.2 lc rgb '%s' t '%s'\n",
+                   png.c_str(), gpu.name, ymax, crossover, crossover, crossover, crossover * 1.1, kK, kN, kK, kN,
+                   gpu.bf16_flops, kK, kK, kN, kN, gpu.bandwidth, kK, kN, gpu.bf16_flops, kK, kK, kN, kN, gpu.bandwidth,
+                   dat.c_str(), measured ? "#ff7f0e" : "#1f77b4",
+                   measured ? "cuBLAS measured" : "predicted from the traffic model");
+      std::fclose(f);
+      const std::string cmd = "gnuplot '" + script + "' 2>&1";
+      if (std::system(cmd.c_str()) == 0) std::printf(" and %s", png.c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+void print_table(const std::vector<Row>& rows, const Gpu& gpu, bool measured) {
+  std::printf("%6s %10s %10s %9s %12s %10s%s\n", "B", "GFLOP", "MB moved", "FLOP/B", "predicted", "bound",
+              measured ? "   measured  % of pred." : "");
+  for (const Row& r : rows) {
+    const bool compute = r.flops / gpu.bf16_flops >= r.bytes / gpu.bandwidth;
+    std::printf("%6d %10.3f %10.2f %9.1f %8.1f TF/s %10s", r.batch, r.flops / 1e9, r.bytes / 1e6, r.intensity,
+                r.predicted_tflops, compute ? "compute" : "memory");
+    if (measured) std::printf("  %7.1f TF/s %6.0f%%", r.measured_tflops, 100.0 * r.measured_tflops / r.predicted_tflops);
+    std::printf("%s\n", r.counted ? "" : "");
+  }
+}
+
+const Gpu* find_gpu(const std::string& name) {
+  for (const Gpu& g : kGpus)
+    if (name.find(g.name) != std::string::npos) return &g;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// simulator: a small weight-stationary kernel whose bytes are counted
+
+#ifdef CUDASIM
+constexpr int kSmall = 256;       // K = N of the representative runs
+constexpr int kChunk = 8;         // depth of the X slice staged in shared memory
+constexpr int kMaxSmallB = 256;   // largest B of the representative runs
+
+/// C[b][j] = sum_k X[b][k] * W[k][j]: one thread per column j keeps that column of W "in
+/// place" (each weight loaded once) and applies it to all B rows of X, which the block stages
+/// in shared memory. With N <= blockDim.x there is one block, so X, W and C each cross global
+/// memory exactly once: the compulsory traffic.
+__global__ void weight_stationary_gemm(const __nv_bfloat16* X, const __nv_bfloat16* W, __nv_bfloat16* C, int B,
+                                       int K, int N) {
+  __shared__ float xs[kMaxSmallB][kChunk];
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc[kMaxSmallB];
+  for (int b = 0; b < B; ++b) acc[b] = 0.0f;
+  for (int k0 = 0; k0 < K; k0 += kChunk) {
+    for (int e = threadIdx.x; e < B * kChunk; e += blockDim.x) {
+      const int b = e / kChunk, kk = e % kChunk;
+      xs[b][kk] = k0 + kk < K ? __bfloat162float(X[static_cast<long long>(b) * K + k0 + kk]) : 0.0f;
+    }
+    __syncthreads();
+    for (int kk = 0; kk < kChunk && k0 + kk < K; ++kk) {
+      if (j >= N) break;
+      const float w = __bfloat162float(W[static_cast<long long>(k0 + kk) * N + j]);
+      for (int b = 0; b < B; ++b) acc[b] += xs[b][kk] * w;
+    }
+    __syncthreads();
+  }
+  if (j < N)
+    for (int b = 0; b < B; ++b) C[static_cast<long long>(b) * N + j] = __float2bfloat16(acc[b]);
+}
+
+bool counters_on() {
+  return cudasim::stats_available != nullptr && cudasim::reset_stats != nullptr &&
+         cudasim::kernel_stats != nullptr && cudasim::stats_available();
+}
+
+/// Runs the small kernel for each B and checks that its counted bytes are the compulsory
+/// traffic; checks the kernel and cublasGemmEx against the CPU once. Returns false on a
+/// mismatch.
+bool representative_runs() {
+  const bool counted = counters_on();
+  std::vector<__nv_bfloat16> hx(kMaxSmallB * kSmall), hw(kSmall * kSmall);
+  unsigned seed = 12345;
+  auto next = [&] { seed = seed * 1664525u + 1013904223u; return (seed >> 8) * (1.0f / 16777216.0f) - 0.5f; };
+  for (auto& v : hx) v = __float2bfloat16(next());
+  for (auto& v : hw) v = __float2bfloat16(next());
+  __nv_bfloat16 *x, *w, *c, *c_blas;
+  CUDA_CHECK(cudaMalloc(&x, hx.size() * 2));
+  CUDA_CHECK(cudaMalloc(&w, hw.size() * 2));
+  CUDA_CHECK(cudaMalloc(&c, hx.size() * 2));
+  CUDA_CHECK(cudaMalloc(&c_blas, hx.size() * 2));
+  CUDA_CHECK(cudaMemcpy(x, hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(w, hw.data(), hw.size() * 2, cudaMemcpyHostToDevice));
+  bool ok = true;
+  std::printf("representative runs on the simulator, K = N = %d (%s):\n", kSmall,
+              counted ? "global bytes counted by cudasim" : "counters off: run with --stats to count them");
+  std::printf("%6s %14s %14s %9s\n", "B", "counted bytes", "compulsory", "FLOP/B");
+  for (int b = 1; b <= kMaxSmallB; b *= 2) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (counted) cudasim::reset_stats();
+    weight_stationary_gemm<<<(kSmall + 255) / 256, 256>>>(x, w, c, b, kSmall, kSmall);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const double model = gemm_bytes(b, kSmall, kSmall);
+    double bytes = model;
+    if (counted) {
+      bytes = 0;
+      for (const auto& k : cudasim::kernel_stats()) bytes += double(k.global_bytes());
+      if (bytes != model) ok = false;
+    }
+    std::printf("%6d %14.0f %14.0f %9.2f%s\n", b, counted ? bytes : NAN, model,
+                gemm_flops(b, kSmall, kSmall) / bytes, counted && bytes != model ? "  <- differs" : "");
+  }
+  // Correctness at B = 5 against the CPU, for the kernel and for cuBLAS (OpenBLAS here).
+  const int b = 5;
+  weight_stationary_gemm<<<1, 256>>>(x, w, c, b, kSmall, kSmall);
+  CUDA_CHECK_LAUNCH();
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  const float one = 1.0f, zero = 0.0f;
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kSmall, b, kSmall, &one, w, CUDA_R_16BF, kSmall, x,
+                            CUDA_R_16BF, kSmall, &zero, c_blas, CUDA_R_16BF, kSmall, CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT));
+  std::vector<__nv_bfloat16> got(b * kSmall), got_blas(b * kSmall);
+  CUDA_CHECK(cudaMemcpy(got.data(), c, got.size() * 2, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(got_blas.data(), c_blas, got.size() * 2, cudaMemcpyDeviceToHost));
+  CUBLAS_CHECK(cublasDestroy(handle));
+  double worst = 0;
+  for (int r = 0; r < b; ++r)
+    for (int j = 0; j < kSmall; ++j) {
+      double ref = 0;
+      for (int k = 0; k < kSmall; ++k)
+        ref += double(__bfloat162float(hx[r * kSmall + k])) * double(__bfloat162float(hw[k * kSmall + j]));
+      worst = std::max({worst, std::fabs(ref - __bfloat162float(got[r * kSmall + j])),
+                        std::fabs(ref - __bfloat162float(got_blas[r * kSmall + j]))});
+    }
+  // One bf16 rounding of results of size ~ sqrt(K) * 0.08: well under 0.02.
+  std::printf("kernel and cublasGemmEx vs CPU at B = %d: largest difference %.4f (%s)\n\n", b, worst,
+              worst < 0.02 ? "ok" : "TOO LARGE");
+  ok = ok && worst < 0.02;
+  CUDA_CHECK(cudaFree(x));
+  CUDA_CHECK(cudaFree(w));
+  CUDA_CHECK(cudaFree(c));
+  CUDA_CHECK(cudaFree(c_blas));
+  return ok;
+}
+#endif
+
+// ---------------------------------------------------------------------------------------
+// GPU: cuBLAS timed
+
+#ifndef CUDASIM
+double time_gemm(cublasHandle_t handle, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* c, int b,
+                 void* flush, size_t flush_bytes) {
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major C[B x N] = X[B x K] W[K x N] is column-major C^T = W^T X^T: cuBLAS sees W as an
+  // N x K column-major matrix (ld N) and X as K x B (ld K).
+  auto gemm = [&] {
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kN, b, kK, &one, w, CUDA_R_16BF, kN, x, CUDA_R_16BF,
+                              kK, &zero, c, CUDA_R_16BF, kN, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  for (int i = 0; i < 3; ++i) gemm();  // warm-up: clocks, cuBLAS's heuristics and kernels
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms;
+  for (int i = 0; i < 15; ++i) {
+    CUDA_CHECK(cudaMemsetAsync(flush, i, flush_bytes));  // evict W from L2
+    CUDA_CHECK(cudaEventRecord(start));
+    gemm();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2] * 1e-3;
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string gpu_name, prefix;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--gpu") && i + 1 < argc) {
+      gpu_name = argv[++i];
+    } else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
+      prefix = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: batch_sweep [--gpu H100|H200|A100] [--out PREFIX]\n");
+      return 2;
+    }
+  }
+  if (prefix.empty()) prefix = std::system("test -d build") == 0 ? "build/batch_sweep" : "batch_sweep";
+
+  const Gpu* gpu = nullptr;
+#ifndef CUDASIM
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  if (gpu_name.empty()) gpu_name = prop.name;
+#endif
+  if (gpu_name.empty()) gpu_name = "H200";
+  for (auto& ch : gpu_name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  gpu = find_gpu(gpu_name);
+  if (gpu == nullptr) {
+    std::fprintf(stderr, "no datasheet figures for '%s'; pass --gpu H100, H200 or A100\n", gpu_name.c_str());
+    gpu = &kGpus[0];
+  }
+  const double ridge = gpu->bf16_flops / gpu->bandwidth;
+  const double crossover = crossover_batch(ridge, kK, kN);
+  std::printf("bf16 GEMM C[B x %d] = X[B x %d] * W[%d x %d]\n", kN, kK, kK, kN);
+  std::printf("%s (datasheet): %.0f TFLOP/s dense bf16, %.2f TB/s -> ridge point %.0f FLOP/B;\n", gpu->name,
+              gpu->bf16_flops / 1e12, gpu->bandwidth / 1e12, ridge);
+  std::printf("intensity = B*K*N / (B*K + K*N + B*N) reaches it at B = %.0f (about the ridge point itself "
+              "while B << 4096)\n\n", crossover);
+
+  std::vector<Row> rows;
+  bool measured = false, ok = true;
+#ifdef CUDASIM
+  ok = representative_runs();
+  const bool counted = counters_on();
+  std::printf("K = N = %d, scaled analytically (bytes = 2*(B*K + K*N + B*N), as counted above), on %s:\n", kK,
+              gpu->name);
+#else
+  measured = true;
+  const bool counted = false;
+  __nv_bfloat16 *x, *w, *c;
+  CUDA_CHECK(cudaMalloc(&x, size_t(4096) * kK * 2));
+  CUDA_CHECK(cudaMalloc(&w, size_t(kK) * kN * 2));
+  CUDA_CHECK(cudaMalloc(&c, size_t(4096) * kN * 2));
+  CUDA_CHECK(cudaMemset(x, 0x3c, size_t(4096) * kK * 2));  // bf16 0x3c3c ~ 0.0115: finite, nonzero
+  CUDA_CHECK(cudaMemset(w, 0x3c, size_t(kK) * kN * 2));
+  const size_t flush_bytes = size_t(256) << 20;
+  void* flush = nullptr;
+  CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  std::printf("measured on %s: cuBLAS cublasGemmEx, bf16 in/out, fp32 accumulate, median of 15, L2 flushed\n",
+              prop.name);
+#endif
+  for (int b : kBatches) {
+    Row r{};
+    r.batch = b;
+    r.flops = gemm_flops(b, kK, kN);
+    r.bytes = gemm_bytes(b, kK, kN);
+    r.intensity = r.flops / r.bytes;
+    r.predicted_tflops = r.flops / predicted_seconds(*gpu, r.flops, r.bytes) / 1e12;
+    r.counted = counted;
+#ifndef CUDASIM
+    r.seconds = time_gemm(handle, x, w, c, b, flush, flush_bytes);
+    r.measured_tflops = r.flops / r.seconds / 1e12;
+#endif
+    rows.push_back(r);
+  }
+  print_table(rows, *gpu, measured);
+#ifndef CUDASIM
+  // Measured crossover: where the memory-bound time (B = 1: reading W) meets the best FLOP rate.
+  double best = 0;
+  for (const Row& r : rows) best = std::max(best, r.measured_tflops * 1e12);
+  const double t1 = rows.front().seconds;
+  const double measured_crossover = t1 * best / (2.0 * kK * kN);
+  std::printf("\nmeasured: W read at %.2f TB/s (B = 1), best %.0f TFLOP/s -> measured crossover B ~ %.0f "
+              "(predicted %.0f)\n", gemm_bytes(1, kK, kN) / t1 / 1e12, best / 1e12, measured_crossover, crossover);
+  CUBLAS_CHECK(cublasDestroy(handle));
+  CUDA_CHECK(cudaFree(x));
+  CUDA_CHECK(cudaFree(w));
+  CUDA_CHECK(cudaFree(c));
+  CUDA_CHECK(cudaFree(flush));
+#endif
+  write_outputs(prefix, rows, *gpu, measured, crossover);
+  return ok ? 0 : 1;
+}
