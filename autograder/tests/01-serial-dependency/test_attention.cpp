@@ -1,0 +1,195 @@
+// Tests for exercise 01/04 attention (contract: lessons/01-serial-dependency/attention.hpp).
+// Run: ./course test 01/attention
+
+#include "attention.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<float>::epsilon();
+
+/// The CPU's answer, in double.
+struct Reference {
+  std::vector<double> probs, out;
+};
+
+Reference cpu_attention(const std::vector<float>& q, const std::vector<float>& k,
+                        const std::vector<float>& v, int n, int d, bool causal) {
+  Reference r;
+  r.probs.assign(static_cast<size_t>(n) * n, 0.0);
+  r.out.assign(static_cast<size_t>(n) * d, 0.0);
+  const double scale = 1.0 / std::sqrt(double(d));
+  std::vector<double> s(n);
+  for (int i = 0; i < n; ++i) {
+    const int valid = causal ? i + 1 : n;
+    double m = -INFINITY;
+    for (int j = 0; j < valid; ++j) {
+      double dot = 0.0;
+      for (int c = 0; c < d; ++c) dot += double(q[size_t(i) * d + c]) * k[size_t(j) * d + c];
+      s[j] = dot * scale;
+      m = std::max(m, s[j]);
+    }
+    double sum = 0.0;
+    for (int j = 0; j < valid; ++j) sum += std::exp(s[j] - m);
+    for (int j = 0; j < valid; ++j) {
+      const double p = std::exp(s[j] - m) / sum;
+      r.probs[size_t(i) * n + j] = p;
+      for (int c = 0; c < d; ++c) r.out[size_t(i) * d + c] += p * v[size_t(j) * d + c];
+    }
+  }
+  return r;
+}
+
+/// A score is a d-term dot product of size up to sqrt(d) * |q|max * |k|max after scaling, so
+/// float rounds it by ~eps * sqrt(d) * qk in absolute terms, and exp() turns an absolute
+/// error of a score into a relative error of its probability. The row sum (n terms) and the
+/// n-term products P·V (weights summing to 1, |v| <= 1) add ~eps * sqrt(n). Factor 8 for
+/// safety across seeds; a wrong index or a missing scale is off by far more.
+ct::Tolerance probs_tolerance(int n, int d, double qk) {
+  return {1e-7, 8.0 * kEps * (std::sqrt(double(d)) * qk + std::sqrt(double(n)) + 8.0)};
+}
+ct::Tolerance out_tolerance(int n, int d, double qk) {
+  const double t = 8.0 * kEps * (std::sqrt(double(d)) * qk + std::sqrt(double(n)) + 8.0);
+  return {t, t};
+}
+
+/// Runs the launcher on fresh random Q, K, V (|entries| <= `magnitude`) and checks probs and
+/// out against the CPU. A cuBLAS handle per call keeps the tests independent.
+void check_attention(ct::Rng& rng, int n, int d, bool causal, float magnitude = 1.0f) {
+  const auto q = rng.uniform(size_t(n) * d, -magnitude, magnitude);
+  const auto k = rng.uniform(size_t(n) * d, -magnitude, magnitude);
+  const auto v = rng.uniform(size_t(n) * d, -1.0f, 1.0f);
+  const Reference ref = cpu_attention(q, k, v, n, d, causal);
+  ct::DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_probs(size_t(n) * n), d_out(size_t(n) * d);
+  d_probs.poison();
+  d_out.poison();
+  cublasHandle_t handle = nullptr;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  launch_attention(handle, d_q.get(), d_k.get(), d_v.get(), d_probs.get(), d_out.get(), n, d, causal);
+  const auto probs = d_probs.download();
+  const auto out = d_out.download();
+  CUBLAS_CHECK(cublasDestroy(handle));
+  const double qk = double(magnitude) * magnitude;
+  const std::string what = "n = " + std::to_string(n) + ", d = " + std::to_string(d) +
+                           (causal ? ", causal" : "") + ", |q|, |k| <= " + std::to_string(magnitude);
+  EXPECT_TRUE(ct::all_close_2d(ref.probs, probs, n, n, probs_tolerance(n, d, qk)))
+      << "probs (the softmax of the scaled scores), " << what;
+  EXPECT_TRUE(ct::all_close_2d(ref.out, out, n, d, out_tolerance(n, d, qk))) << "out = probs V, " << what;
+}
+
+const std::vector<std::pair<int, int>>& awkward_nd() {
+  // n = 1 (a row of one), around a warp (the softmax's lanes), around 128; odd head sizes.
+  static const std::vector<std::pair<int, int>> sizes = {
+      {1, 1}, {1, 64}, {2, 3}, {31, 16}, {33, 64}, {32, 7}, {129, 32}, {300, 64}};
+  return sizes;
+}
+
+}  // namespace
+
+TEST(Attention, MatchesCpuOnAwkwardSizes) {
+  ct::Rng rng;
+  for (const auto& [n, d] : awkward_nd()) check_attention(rng, n, d, /*causal=*/false);
+}
+
+TEST(Attention, CausalMaskMatchesCpuOnAwkwardSizes) {
+  ct::Rng rng;
+  for (const auto& [n, d] : awkward_nd()) check_attention(rng, n, d, /*causal=*/true);
+}
+
+TEST(Attention, CausalMaskGivesExactZerosAboveTheDiagonal) {
+  ct::Rng rng;
+  const int n = 70, d = 16;
+  const auto q = rng.uniform(size_t(n) * d), k = rng.uniform(size_t(n) * d), v = rng.uniform(size_t(n) * d);
+  ct::DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_probs(size_t(n) * n), d_out(size_t(n) * d);
+  d_probs.poison();
+  cublasHandle_t handle = nullptr;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  launch_attention(handle, d_q.get(), d_k.get(), d_v.get(), d_probs.get(), d_out.get(), n, d, true);
+  const auto probs = d_probs.download();
+  CUBLAS_CHECK(cublasDestroy(handle));
+  int nonzero = 0, first_i = -1, first_j = -1;
+  double row0 = 0.0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const float p = probs[size_t(i) * n + j];
+      if (j > i && !(p == 0.0f)) {
+        if (nonzero++ == 0) first_i = i, first_j = j;
+      }
+    }
+  }
+  row0 = probs[0];
+  EXPECT_EQ(nonzero, 0) << nonzero << " probabilities above the diagonal are not exactly 0 (first at row "
+                        << first_i << ", col " << first_j << "): position i must not attend to j > i";
+  EXPECT_EQ(row0, 1.0) << "row 0 of a causal softmax has one allowed column, so probs[0][0] = 1";
+}
+
+TEST(Attention, RowsAreProbabilityDistributions) {
+  ct::Rng rng;
+  const int n = 257, d = 32;
+  const auto q = rng.uniform(size_t(n) * d), k = rng.uniform(size_t(n) * d), v = rng.uniform(size_t(n) * d);
+  ct::DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_probs(size_t(n) * n), d_out(size_t(n) * d);
+  d_probs.poison();
+  cublasHandle_t handle = nullptr;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  launch_attention(handle, d_q.get(), d_k.get(), d_v.get(), d_probs.get(), d_out.get(), n, d, false);
+  const auto probs = d_probs.download();
+  CUBLAS_CHECK(cublasDestroy(handle));
+  std::vector<double> sums(n, 0.0);
+  int negative = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      sums[i] += probs[size_t(i) * n + j];
+      negative += probs[size_t(i) * n + j] < 0.0f;
+    }
+  EXPECT_TRUE(ct::all_close(std::vector<double>(n, 1.0), sums, 8.0 * kEps * (std::sqrt(double(n)) + 8.0), 0.0))
+      << "each row of probs must sum to 1 (element i of this list is the sum of row i)";
+  EXPECT_EQ(negative, 0) << "probabilities are never negative";
+}
+
+TEST(Attention, StaysFiniteAndAccurateForLargeScores) {
+  // |q|, |k| up to 30 with d = 64: scores reach several hundred and exp(score) overflows
+  // float (above ~88). Subtracting each row's maximum first keeps every exp() <= 1.
+  ct::Rng rng;
+  check_attention(rng, 100, 64, /*causal=*/false, 30.0f);
+  check_attention(rng, 65, 64, /*causal=*/true, 30.0f);
+}
+
+TEST(Attention, HandlesALongSequence) {
+  ct::Rng rng;
+  check_attention(rng, 700, 64, /*causal=*/true);
+}
+
+TEST(Attention, QueuesItsWorkOnTheHandlesStream) {
+  ct::Rng rng;
+  const int n = 96, d = 24;
+  const auto q = rng.uniform(size_t(n) * d), k = rng.uniform(size_t(n) * d), v = rng.uniform(size_t(n) * d);
+  const Reference ref = cpu_attention(q, k, v, n, d, false);
+  ct::DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_probs(size_t(n) * n), d_out(size_t(n) * d);
+  d_out.poison();
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasHandle_t handle = nullptr;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  CUBLAS_CHECK(cublasSetStream(handle, stream));
+  launch_attention(handle, d_q.get(), d_k.get(), d_v.get(), d_probs.get(), d_out.get(), n, d, false);
+  std::vector<float> out(size_t(n) * d);
+  CUDA_CHECK(cudaMemcpyAsync(out.data(), d_out.get(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUBLAS_CHECK(cublasDestroy(handle));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  EXPECT_TRUE(ct::all_close_2d(ref.out, out, n, d, out_tolerance(n, d, 1.0)))
+      << "out, with the work queued on the handle's stream and read back on that stream";
+}

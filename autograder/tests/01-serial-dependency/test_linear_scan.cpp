@@ -1,0 +1,142 @@
+// Tests for exercise 01/05 linear_scan (contract: lessons/01-serial-dependency/linear_scan.hpp).
+// Run: ./course test 01/linear_scan
+
+#include "linear_scan.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ct = course::test;
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<float>::epsilon();
+
+/// The serial loop, in double: the definition the scan must reproduce.
+std::vector<double> serial_recurrence(const std::vector<float>& a, const std::vector<float>& b,
+                                      float h_init) {
+  std::vector<double> h(a.size());
+  double state = h_init;
+  for (size_t t = 0; t < a.size(); ++t) {
+    state = double(a[t]) * state + double(b[t]);
+    h[t] = state;
+  }
+  return h;
+}
+
+/// With |a| <= a_max < 1 and |b| <= 1, |h| <= 1 / (1 - a_max) (after the effect of h_init
+/// fades). The scan computes the same sum of b's times products of a's as the loop, in another
+/// order: each path through it rounds about log2(n) + 2 * 4 times (the tree, plus a thread's
+/// 4 elements in passes 1 and 3), each by eps of at most |h|. Factor 4 for safety; a carry
+/// applied to the wrong tile, or a lost element, is off by O(1).
+ct::Tolerance scan_tolerance(int n, double h_max) {
+  const double roundings = std::log2(double(std::max(n, 2))) + 8.0;
+  return {4.0 * kEps * roundings * h_max, 4.0 * kEps * roundings};
+}
+
+/// Runs the scan on device copies; `h` gets n results (poisoned first).
+std::vector<float> run_scan(const std::vector<float>& a, const std::vector<float>& b, float h_init) {
+  const int n = static_cast<int>(a.size());
+  ct::DeviceBuffer<float> d_a(a), d_b(b), d_h(n), work(linear_scan_workspace_floats(n));
+  d_h.poison();
+  work.poison();  // the workspace starts as garbage, too
+  launch_linear_scan(d_a.get(), d_b.get(), h_init, d_h.get(), n, work.get());
+  return d_h.download();
+}
+
+}  // namespace
+
+TEST(LinearScan, MatchesTheSerialLoopOnAwkwardSizes) {
+  // 1, around a warp, a block's 256 threads, a tile of 1024, several tiles, more tiles than
+  // the carries pass has threads (65537 -> 65 tiles; 2^20 + 3 -> 1025 tiles).
+  ct::Rng rng;
+  for (int n : ct::awkward_sizes(kLinearScanTile)) {
+    const auto a = rng.nonzero(n, 0.5f, 0.95f);  // |a| in [0.5, 0.95], random sign
+    const auto b = rng.uniform(n, -1.0f, 1.0f);
+    const float h_init = static_cast<float>(rng.scalar(-2.0, 2.0));
+    ASSERT_TRUE(ct::all_close(serial_recurrence(a, b, h_init), run_scan(a, b, h_init),
+                              scan_tolerance(n, 20.0)))
+        << "n = " << n << ", h_init = " << h_init << " (" << (n - 1) / kLinearScanTile + 1 << " tiles)";
+  }
+}
+
+TEST(LinearScan, IsAPrefixSumWhenAIsOne) {
+  // a = 1: h[t] = h_init + b[0] + ... + b[t], a running sum whose error grows with its length.
+  ct::Rng rng;
+  const int n = 100003;
+  const std::vector<float> a(n, 1.0f);
+  const auto b = rng.uniform(n, -1.0f, 1.0f);
+  EXPECT_TRUE(ct::all_close(serial_recurrence(a, b, 0.5f), run_scan(a, b, 0.5f), ct::reduction_tolerance(n)))
+      << "n = " << n << ", a = 1 everywhere";
+}
+
+TEST(LinearScan, ForgetsThePastWhereAIsZero) {
+  // a[t] = 0 cuts the chain: h[t] = b[t] exactly, whatever came before. Zeros at tile edges.
+  ct::Rng rng;
+  const int n = 5000;
+  auto a = rng.nonzero(n, 0.5f, 0.99f);
+  const auto b = rng.uniform(n, -1.0f, 1.0f);
+  for (int t : {0, 1, 1023, 1024, 2047, 3000, 4999}) a[t] = 0.0f;
+  const auto h = run_scan(a, b, 3.0f);
+  EXPECT_TRUE(ct::all_close(serial_recurrence(a, b, 3.0f), h, scan_tolerance(n, 100.0))) << "n = " << n;
+  for (int t : {0, 1, 1023, 1024, 2047, 3000, 4999})
+    EXPECT_EQ(h[t], b[t]) << "at t = " << t << " a[t] = 0, so h[t] must be exactly b[t]";
+}
+
+TEST(LinearScan, DoesNotWritePastTheEnd) {
+  ct::Rng rng;
+  for (int n : {1, 5, 1000, 1025, 2049}) {
+    const auto a = rng.nonzero(n, 0.5f, 0.95f);
+    const auto b = rng.uniform(n, -1.0f, 1.0f);
+    std::vector<float> h(n, std::numeric_limits<float>::quiet_NaN());
+    const auto guard = ct::guard_pattern<float>();
+    h.insert(h.end(), guard.begin(), guard.end());
+    // a and b have real values past n, so a thread that ignores n computes a stray number.
+    auto a_padded = a, b_padded = b;
+    a_padded.resize(h.size(), 0.5f);
+    b_padded.resize(h.size(), 0.5f);
+    ct::DeviceBuffer<float> d_a(a_padded), d_b(b_padded), d_h(h), work(linear_scan_workspace_floats(n));
+    launch_linear_scan(d_a.get(), d_b.get(), -1.0f, d_h.get(), n, work.get());
+    const auto result = d_h.download();
+    EXPECT_TRUE(ct::all_close(serial_recurrence(a, b, -1.0f), std::vector<float>(result.begin(), result.begin() + n),
+                              scan_tolerance(n, 20.0)))
+        << "n = " << n;
+    EXPECT_TRUE(ct::guard_untouched(result, n)) << "n = " << n;
+  }
+}
+
+TEST(LinearScan, MovesAtMost22BytesPerElement) {
+  // Counted on the simulator: a and b read at most twice (16 bytes), h written once (4), and
+  // the tiles' carries well under 2 bytes per element. 12 bytes per element is the floor.
+  ct::Rng rng;
+  const int n = (1 << 18) + 5;
+  const auto a = rng.nonzero(n, 0.5f, 0.95f);
+  const auto b = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> d_a(a), d_b(b), d_h(n), work(linear_scan_workspace_floats(n));
+  d_h.poison();
+  const auto traffic = ct::count_global_traffic(
+      [&] { launch_linear_scan(d_a.get(), d_b.get(), 0.25f, d_h.get(), n, work.get()); });
+  ASSERT_TRUE(ct::all_close(serial_recurrence(a, b, 0.25f), d_h.download(), scan_tolerance(n, 20.0)))
+      << "n = " << n;
+  if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+  const double per_element = double(traffic.bytes()) / n;
+  std::printf("[ COURSE   ] linear_scan, n = %d: %llu bytes loaded + %llu stored = %.3f bytes per element, "
+              "%llu launches\n",
+              n, static_cast<unsigned long long>(traffic.load_bytes),
+              static_cast<unsigned long long>(traffic.store_bytes), per_element,
+              static_cast<unsigned long long>(traffic.launches));
+  EXPECT_LE(traffic.bytes(), 22ull * n + 4096)
+      << "the scan moved " << traffic.bytes() << " bytes of global memory (" << per_element
+      << " per element); the budget is 22 per element";
+  EXPECT_GE(traffic.load_bytes, 8ull * n) << "every a[t] and b[t] must be read at least once";
+  EXPECT_GE(traffic.store_bytes, 4ull * n) << "every h[t] must be written";
+}

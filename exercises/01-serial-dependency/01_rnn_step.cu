@@ -1,0 +1,46 @@
+// Exercise 01/01: rnn_step, an RNN over a sequence with one kernel launch per time step.
+//
+// What it teaches: a recurrence is a chain. Step t reads the whole state h[t-1], so it cannot
+// start before step t-1 has finished, whatever the number of cores. Inside one step the work
+// is parallel (every hidden unit of every sequence is independent); across steps it is not.
+// The host loop below queues one launch per step and the stream runs them in order.
+//
+// Run its tests:   ./course test 01/rnn_step
+//
+// Napkin math: one step of a layer with hidden = input = 128 and batch 1 does
+// 128 x 256 multiply-adds (65 kFLOP) and reads W and U (128 KiB, from L2 after the first
+// step). An H200 does that in well under a microsecond, but a kernel launch costs ~2.5 us
+// back to back: the chain of tiny launches is bounded by launch latency, ~2.5 us per step,
+// ~10 ms for 4096 steps, whatever the GPU. Exercises 02 and 03 remove that cost.
+
+#include "cuda_check.hpp"
+#include "rnn_step.hpp"
+
+// ---------------------------------------------------------------------------------------
+// kernel: one time step, one thread per (hidden unit i, sequence s)
+
+__global__ void rnn_step_kernel(RnnLayer layer, const float* x_t, const float* h_prev,
+                                float* h_next) {
+  // The grid's x dimension covers the hidden units, its y dimension the sequences.
+  // BEGIN YOUR CODE
+  // TODO(student): with i = blockIdx.x * blockDim.x + threadIdx.x and s = blockIdx.y: if unit i
+  //                exists, write tanh(b[i] + (row i of W)·h_prev[s] + (row i of U)·x_t[s]) to
+  //                h_next[s][i] (about 12 lines)
+  // END YOUR CODE
+}
+
+// ---------------------------------------------------------------------------------------
+// launcher: the host walks the chain, one launch per step
+
+void launch_rnn_sequence(const RnnLayer& layer, const float* x, const float* h0, float* hs,
+                         int steps, int batch, cudaStream_t stream) {
+  // 128 threads per block: hidden sizes of RNNs are small, so a bigger block would idle.
+  const int threads = 128;
+  const dim3 grid((layer.hidden - 1) / threads + 1, batch);
+  // BEGIN YOUR CODE
+  // TODO(student): for each step t, launch rnn_step_kernel<<<grid, threads, 0, stream>>> on
+  //                x[t], the previous state (h0 for t = 0, else hs[t-1]) and hs[t], and check
+  //                the launch; one x[t] is batch * input floats, one h[t] batch * hidden
+  //                (about 7 lines)
+  // END YOUR CODE
+}
