@@ -10,3 +10,4 @@
 #include "cudasim/device_functions.hpp"
 #include "cudasim/runtime_api.hpp"
 #include "cudasim/stats.hpp"
+#include "cudasim/link_model.hpp"

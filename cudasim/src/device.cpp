@@ -3,6 +3,7 @@
 // program may do (threads per block, shared memory, grid size) are enforced; the others are
 // there so that device-query code prints sensible numbers.
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "internal.hpp"
@@ -49,6 +50,25 @@ const cudaDeviceProp& device_properties() {
   return props;
 }
 
+int device_count() {
+  static const int count = [] {
+    const char* env = std::getenv("CUDASIM_DEVICES");
+    const int n = env ? std::atoi(env) : 4;
+    if (n < 1 || n > 64) {
+      report("CUDASIM_DEVICES=%s is not a device count from 1 to 64; using 4", env);
+      return 4;
+    }
+    return n;
+  }();
+  return count;
+}
+
+namespace {
+thread_local int this_thread_device = 0;
+}
+
+int current_device() { return this_thread_device; }
+
 cudaError_t occupancy_blocks_per_sm(int* blocks, int block_size, size_t dynamic_shared_bytes) {
   const cudaDeviceProp& p = device_properties();
   if (blocks == nullptr || block_size <= 0 || block_size > p.maxThreadsPerBlock)
@@ -69,28 +89,52 @@ using namespace cudasim::detail;
 
 cudaError_t cudaGetDeviceCount(int* count) {
   if (count == nullptr) return record_error(cudaErrorInvalidValue);
-  *count = 1;
+  *count = device_count();
   return cudaSuccess;
 }
 
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : record_error(cudaErrorInvalidDevice); }
+// Virtual devices share the CPU and one address space; what differs is which device an
+// allocation belongs to, and so which link a copy between two of them crosses.
+cudaError_t cudaSetDevice(int device) {
+  if (device < 0 || device >= device_count()) return record_error(cudaErrorInvalidDevice);
+  this_thread_device = device;
+  return cudaSuccess;
+}
 
 cudaError_t cudaGetDevice(int* device) {
   if (device == nullptr) return record_error(cudaErrorInvalidValue);
-  *device = 0;
+  *device = this_thread_device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  if (can_access == nullptr) return record_error(cudaErrorInvalidValue);
+  if (device < 0 || device >= device_count() || peer < 0 || peer >= device_count())
+    return record_error(cudaErrorInvalidDevice);
+  *can_access = device != peer ? 1 : 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned) {
+  if (peer < 0 || peer >= device_count() || peer == this_thread_device) return record_error(cudaErrorInvalidDevice);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peer) {
+  if (peer < 0 || peer >= device_count() || peer == this_thread_device) return record_error(cudaErrorInvalidDevice);
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return record_error(cudaErrorInvalidValue);
-  if (device != 0) return record_error(cudaErrorInvalidDevice);
+  if (device < 0 || device >= device_count()) return record_error(cudaErrorInvalidDevice);
   *prop = device_properties();
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
   if (value == nullptr) return record_error(cudaErrorInvalidValue);
-  if (device != 0) return record_error(cudaErrorInvalidDevice);
+  if (device < 0 || device >= device_count()) return record_error(cudaErrorInvalidDevice);
   const cudaDeviceProp& p = device_properties();
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;

@@ -26,6 +26,10 @@ std::string format_string(const char* format, ...) __attribute__((format(printf,
 
 // ---- the modelled device (device.cpp) ----------------------------------------------------------
 const cudaDeviceProp& device_properties();
+/// Virtual devices: how many (CUDASIM_DEVICES, default 4) and the calling host thread's
+/// current one (cudaSetDevice).
+int device_count();
+int current_device();
 constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
 /// Size of each worker's dynamic shared memory buffer: the H100's opt-in maximum, rounded up.
 constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;
@@ -59,6 +63,15 @@ bool find_freed_allocation(const void* pointer, AllocationInfo& info);
 /// The reserved address range of device memory.
 void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end);
 bool is_pinned_host_pointer(const void* pointer);
+/// The device a cudaMalloc allocation belongs to, or -1 for memory that is not a device's.
+int device_of(const void* pointer);
+
+// ---- links (links.cpp) ----------------------------------------------------------------------------
+/// Runs `copy` (of `bytes` from `src` to `dst`) and returns no sooner than the link model says
+/// such a copy takes (host link, peer link, or nothing within one device or within the host),
+/// queued behind the copies already on the same engine; counts peer bytes per pair.
+void copy_across_link(void* dst, const void* src, std::size_t bytes, const std::function<void()>& copy);
+void reset_link_stats();
 
 // ---- launches (launch.cpp / block_scheduler.cpp) ------------------------------------------------
 /// Everything a running grid needs; shared by the workers that run its blocks.

@@ -35,6 +35,7 @@ struct Allocation {
   std::size_t mapped;  // bytes made accessible (size rounded up to pages)
   const char* file;
   unsigned line;
+  int device;          // the current device when it was allocated
 };
 
 class Arena {
@@ -75,7 +76,7 @@ class Arena {
     if (p + footprint > end_) return nullptr;
     if (mprotect(p, mapped, PROT_READ | PROT_WRITE) != 0) return nullptr;
     next_ = p + footprint;
-    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line};
+    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line, current_device()};
     used_ += mapped;
     static_assert(kAlignment <= 4096, "pages are at least 4 KiB");
     return p;
@@ -116,6 +117,16 @@ class Arena {
   std::size_t used() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return used_;
+  }
+
+  /// The device of the live allocation containing `p`, or -1.
+  int device_of(const void* p) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    auto it = live_.upper_bound(address);
+    if (it == live_.begin()) return -1;
+    --it;
+    return address < it->first + std::max<std::size_t>(it->second.size, 1) ? it->second.device : -1;
   }
 
   bool find_freed(const void* p, AllocationInfo& info) const {
@@ -261,6 +272,8 @@ void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end) { arena().ra
 
 bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
 
+int device_of(const void* pointer) { return is_device_pointer(pointer) ? arena().device_of(pointer) : -1; }
+
 namespace {
 cudaMemcpyKind actual_direction(const void* dst, const void* src) {
   const bool d = is_device_pointer(dst), s = is_device_pointer(src);
@@ -379,7 +392,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   // source before returning. Copies between device buffers stay asynchronous.
   const void* host_side = is_device_pointer(dst) ? src : dst;
   const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
-  auto copy = [=] { std::memcpy(dst, src, count); };
+  auto copy = [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); };
   record_transfer(actual_direction(dst, src), count);
   return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy));
 }
@@ -390,7 +403,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
   record_transfer(actual_direction(dst, src), count);
-  run_synchronously(nullptr, [=] { if (count) std::memcpy(dst, src, count); });
+  run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); });
   return record_error(sticky_error());
 }
 
@@ -406,8 +419,10 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   record_transfer(actual_direction(dst, src), width * height);
   run_synchronously(nullptr, [=] {
-    for (std::size_t row = 0; row < height; ++row)
-      std::memcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+    copy_across_link(dst, src, width * height, [=] {
+      for (std::size_t row = 0; row < height; ++row)
+        std::memcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+    });
   });
   return record_error(sticky_error());
 }
@@ -431,4 +446,27 @@ cudaError_t cudaMemset(void* ptr, int value, size_t count) {
   if (e != cudaSuccess) return e;
   run_synchronously(nullptr, {});
   return record_error(sticky_error());
+}
+
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
+                                cudaStream_t stream) {
+  if (dst_device < 0 || dst_device >= device_count() || src_device < 0 || src_device >= device_count())
+    return record_error(cudaErrorInvalidDevice);
+  if (count != 0 && (device_of(dst) != dst_device || device_of(src) != src_device)) {
+    report("cudaMemcpyPeer: the destination %p is not memory of device %d or the source %p is not memory of "
+           "device %d", dst, dst_device, src, src_device);
+    return record_error(cudaErrorInvalidValue);
+  }
+  return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
+}
+
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count) {
+  if (dst_device < 0 || dst_device >= device_count() || src_device < 0 || src_device >= device_count())
+    return record_error(cudaErrorInvalidDevice);
+  if (count != 0 && (device_of(dst) != dst_device || device_of(src) != src_device)) {
+    report("cudaMemcpyPeer: the destination %p is not memory of device %d or the source %p is not memory of "
+           "device %d", dst, dst_device, src, src_device);
+    return record_error(cudaErrorInvalidValue);
+  }
+  return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
 }

@@ -132,6 +132,7 @@ void reset_stats() {
   r.last = {};
   r.transfers = {};
   r.api = {};
+  detail::reset_link_stats();
 }
 
 ApiStats api_stats() {

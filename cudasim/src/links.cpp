@@ -1,0 +1,170 @@
+// The link models of cudasim/link_model.hpp: how long a copy across the host link or between
+// two virtual devices takes, queued behind the other copies on the same engine.
+#include "cudasim/link_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <functional>
+#include <thread>
+
+#include "internal.hpp"
+
+namespace cudasim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const LinkModel* find_model(const std::string& name, bool host) {
+  // Per direction, x16 for PCIe; per GPU for NVLink. Pageable host copies go through a
+  // pinned staging buffer and reach about half the pinned rate.
+  static const LinkModel host_models[] = {
+      {"pcie4", 26e9, 13e9, 5e-6},
+      {"pcie5", 55e9, 27e9, 5e-6},
+      {"none", 0, 0, 0},
+  };
+  static const LinkModel peer_models[] = {
+      {"nvlink4", 450e9, 450e9, 2e-6},
+      {"nvlink3", 300e9, 300e9, 2e-6},
+      {"pcie4", 26e9, 26e9, 5e-6},
+      {"pcie5", 55e9, 55e9, 5e-6},
+      {"none", 0, 0, 0},
+  };
+  if (host) {
+    for (const LinkModel& m : host_models)
+      if (m.name == name) return &m;
+  } else {
+    for (const LinkModel& m : peer_models)
+      if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+/// One engine: copies through it run one after another.
+struct Engine {
+  std::mutex mutex;
+  Clock::time_point free_at{};
+};
+
+struct Links {
+  std::mutex mutex;
+  const LinkModel* host;
+  const LinkModel* peer;
+  Engine host_to_device, device_to_host;
+  std::map<int, Engine> peer_out;  // per source device
+  std::map<std::pair<int, int>, std::uint64_t> traffic;
+
+  Links() {
+    const char* h = std::getenv("CUDASIM_HOST_LINK");
+    const char* p = std::getenv("CUDASIM_PEER_LINK");
+    host = find_model(h ? h : "pcie4", true);
+    peer = find_model(p ? p : "nvlink4", false);
+    if (host == nullptr) {
+      detail::report("CUDASIM_HOST_LINK=%s is not a link model (pcie4, pcie5, none); using pcie4", h);
+      host = find_model("pcie4", true);
+    }
+    if (peer == nullptr) {
+      detail::report("CUDASIM_PEER_LINK=%s is not a link model (nvlink4, nvlink3, pcie4, pcie5, none); using nvlink4", p);
+      peer = find_model("nvlink4", false);
+    }
+  }
+};
+
+Links& links() {
+  static Links l;
+  return l;
+}
+
+/// Books a copy of `bytes` at `rate` on `engine` (after the copies already queued on it) and
+/// returns when it would end.
+Clock::time_point book(Engine& engine, std::size_t bytes, double rate, double latency) {
+  if (rate <= 0) return Clock::now();
+  const auto duration = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(latency + static_cast<double>(bytes) / rate));
+  std::lock_guard<std::mutex> lock(engine.mutex);
+  const Clock::time_point start = std::max(Clock::now(), engine.free_at);
+  engine.free_at = start + duration;
+  return engine.free_at;
+}
+
+}  // namespace
+
+LinkModel host_link() {
+  std::lock_guard<std::mutex> lock(links().mutex);
+  return *links().host;
+}
+
+bool set_host_link(const std::string& name) {
+  const LinkModel* m = find_model(name, true);
+  if (m == nullptr) return false;
+  std::lock_guard<std::mutex> lock(links().mutex);
+  links().host = m;
+  return true;
+}
+
+LinkModel peer_link() {
+  std::lock_guard<std::mutex> lock(links().mutex);
+  return *links().peer;
+}
+
+bool set_peer_link(const std::string& name) {
+  const LinkModel* m = find_model(name, false);
+  if (m == nullptr) return false;
+  std::lock_guard<std::mutex> lock(links().mutex);
+  links().peer = m;
+  return true;
+}
+
+std::vector<LinkTraffic> link_stats() {
+  Links& l = links();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  std::vector<LinkTraffic> out;
+  for (const auto& entry : l.traffic) out.push_back({entry.first.first, entry.first.second, entry.second});
+  return out;
+}
+
+namespace detail {
+
+void reset_link_stats() {
+  Links& l = links();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.traffic.clear();
+}
+
+void copy_across_link(void* dst, const void* src, std::size_t bytes, const std::function<void()>& copy) {
+  const int dst_device = device_of(dst), src_device = device_of(src);
+  Links& l = links();
+  Clock::time_point end = Clock::now();
+  if (dst_device >= 0 && src_device >= 0) {
+    if (dst_device != src_device) {  // within one device's memory there is no link to cross
+      Engine* engine;
+      LinkModel model;
+      {
+        std::lock_guard<std::mutex> lock(l.mutex);
+        l.traffic[{src_device, dst_device}] += bytes;
+        engine = &l.peer_out[src_device];
+        model = *l.peer;
+      }
+      end = book(*engine, bytes, model.pinned_bytes_per_second, model.latency_seconds);
+    }
+  } else if (dst_device >= 0 || src_device >= 0) {
+    const void* host_side = dst_device >= 0 ? src : dst;
+    LinkModel model;
+    {
+      std::lock_guard<std::mutex> lock(l.mutex);
+      model = *l.host;
+    }
+    const double rate = is_pinned_host_pointer(host_side) ? model.pinned_bytes_per_second
+                                                          : model.pageable_bytes_per_second;
+    end = book(dst_device >= 0 ? l.host_to_device : l.device_to_host, bytes, rate, model.latency_seconds);
+  }
+  // The copy itself runs inside the modelled time: the copy takes the longer of the two.
+  copy();
+  std::this_thread::sleep_until(end);
+}
+
+}  // namespace detail
+}  // namespace cudasim
