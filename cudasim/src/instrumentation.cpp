@@ -93,7 +93,21 @@ struct AccessContext {
   std::vector<Range> data;
   Range builtins[4];                       // threadIdx, blockIdx, blockDim, gridDim
   std::vector<std::uintptr_t> pointer_slots;  // extern-shared pointers at namespace scope
-  AllocationInfo cached{};   // the allocation of the last global access
+  // The allocations of recent global accesses: a kernel usually touches a few buffers, and a
+  // hit here saves a locked lookup in the allocation table.
+  static constexpr int kCachedAllocations = 8;
+  Range cached[kCachedAllocations];
+  int next_cached = 0;
+
+  bool in_cached_allocation(std::uintptr_t a, unsigned bytes) const {
+    for (const Range& r : cached)
+      if (a >= r.begin && a + bytes <= r.end) return true;
+    return false;
+  }
+  void remember(const AllocationInfo& info) {
+    cached[next_cached] = {info.begin, info.begin + info.size};
+    next_cached = (next_cached + 1) % kCachedAllocations;
+  }
   bool racecheck = false;
   std::unordered_map<std::uintptr_t, WordState> shared_words;
 };
@@ -163,12 +177,12 @@ Space classify(AccessContext& c, std::uintptr_t a) {
 }
 
 void check_global(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
-  if (a >= c.cached.begin && a + bytes <= c.cached.begin + c.cached.size) return;
+  if (c.in_cached_allocation(a, bytes)) return;
   const void* p = reinterpret_cast<const void*>(a);
   const char* what = store ? "store" : "load";
   AllocationInfo info;
   if (find_live_allocation(p, info) && a + bytes <= info.begin + info.size) {
-    c.cached = info;
+    c.remember(info);
     return;
   }
   if (!(find_live_allocation(p, info) && a >= info.begin) && find_freed_allocation(p, info))
@@ -244,8 +258,7 @@ inline void on_access(const void* address, unsigned bytes, bool store, const voi
       if (bytes > 1 && (a & (std::min(bytes & (~bytes + 1), 16u) - 1)) != 0)
         fault(cudaErrorMisalignedAddress,
               format_string("misaligned global %s of %u bytes at %p", store ? "store" : "load", bytes, address), pc);
-      if (c->arena.contains(a) && !(a >= c->cached.begin && a + bytes <= c->cached.begin + c->cached.size))
-        check_global(*c, a, bytes, store, pc);
+      if (c->arena.contains(a) && !c->in_cached_allocation(a, bytes)) check_global(*c, a, bytes, store, pc);
       (store ? c->traffic.global_store : c->traffic.global_load) += bytes;
       return;
     case Space::Shared:
@@ -329,7 +342,8 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
   AccessContext& c = *context_storage;
   c.launch = &launch;
   c.traffic = {};
-  c.cached = {};
+  // Allocations may have been freed since the last block: forget them.
+  for (Range& r : c.cached) r = {};
   const auto base = reinterpret_cast<std::uintptr_t>(cudasim::dynamic_shared_memory());
   c.dynamic_shared = {base, base + launch.config.dynamic_shared_bytes};
   c.dynamic_capacity = {base, base + kDynamicSharedCapacity};
