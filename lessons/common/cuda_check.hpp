@@ -22,15 +22,12 @@
 
 #include <cuda_runtime.h>
 
-// cuBLAS is part of every CUDA toolkit; the simulator ships a small stand-in next to its own
-// cuda_runtime.h. On the simulator only that stand-in will do: a real toolkit's cublas_v2.h
-// that happens to sit on the system include path would clash with the simulator's types.
-// Where neither exists the header still works, without CUBLAS_CHECK.
+// cuBLAS is part of every CUDA toolkit; the simulator ships a stand-in next to its own
+// cuda_runtime.h, found first on its include path. Where neither exists the header still
+// works, without CUBLAS_CHECK.
 #if defined(CUDASIM)
-#if __has_include(<cudasim/../cublas_v2.h>)
-#include <cublas_v2.h>
+#include <cublas_v2.h>  // the simulator's stand-in, next to its cuda_runtime.h
 #define COURSE_HAVE_CUBLAS 1
-#endif
 #elif __has_include(<cublas_v2.h>)
 #include <cublas_v2.h>
 #define COURSE_HAVE_CUBLAS 1
