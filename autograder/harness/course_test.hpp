@@ -491,6 +491,19 @@ template <typename T>
          << seed_note();
 }
 
+/// CPU reference of a row-major matrix product, accumulated in double:
+/// C (m x n) = A (m x k) * B (k x n). The reference every matmul-shaped test compares with.
+inline std::vector<double> reference_matmul(const std::vector<float>& a, const std::vector<float>& b, int m,
+                                            int n, int k) {
+  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      const double aip = a[static_cast<std::size_t>(i) * k + p];
+      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
+    }
+  return c;
+}
+
 }  // namespace test
 }  // namespace course
 

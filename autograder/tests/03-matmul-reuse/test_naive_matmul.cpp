@@ -16,17 +16,6 @@ namespace ct = course::test;
 
 namespace {
 
-/// CPU reference in double: row-major C (M x N) = A (M x K) * B (K x N).
-std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
-  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
-  for (int i = 0; i < m; ++i)
-    for (int p = 0; p < k; ++p) {
-      const double aip = a[static_cast<std::size_t>(i) * k + p];
-      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
-    }
-  return c;
-}
-
 std::string shape(int m, int n, int k) {
   return "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k);
 }
@@ -38,7 +27,7 @@ std::string shape(int m, int n, int k) {
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
   d_c.poison();
   launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
-  return ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+  return ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
 }
 
 }  // namespace
@@ -71,7 +60,7 @@ TEST(NaiveMatmul, DoesNotWritePastTheEndOfC) {
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
   launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
   const auto result = d_c.download();
-  EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n),
+  EXPECT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n),
                                m, n, ct::reduction_tolerance(k)))
       << shape(m, n, k);
   EXPECT_TRUE(ct::guard_untouched(result, m * n)) << shape(m, n, k);
@@ -86,7 +75,7 @@ TEST(NaiveMatmul, LoadsEveryOperandOncePerProduct) {
     ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
     d_c.poison();
     const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); });
-    ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
+    ASSERT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
         << shape(m, n, k);
     if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
     EXPECT_EQ(traffic.load_bytes, 2ull * m * n * k * 4) << shape(m, n, k) << ": global bytes loaded";

@@ -17,16 +17,6 @@ namespace ct = course::test;
 
 namespace {
 
-std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
-  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
-  for (int i = 0; i < m; ++i)
-    for (int p = 0; p < k; ++p) {
-      const double aip = a[static_cast<std::size_t>(i) * k + p];
-      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
-    }
-  return c;
-}
-
 std::string shape(int m, int n, int k) {
   return "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k);
 }
@@ -37,7 +27,7 @@ std::string shape(int m, int n, int k) {
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
   d_c.poison();
   launch_register_tiled_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
-  return ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+  return ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
 }
 
 std::uint64_t blocked_load_bytes(int m, int n, int k) {
@@ -79,7 +69,7 @@ TEST(RegisterTiledMatmul, HandlesOperandsThatAreNotSixteenByteAligned) {
   launch_register_tiled_matmul(d_a.get() + 1, d_b.get() + 1, d_c.get() + 1, m, n, k);
   const std::vector<float> a_used(a.begin() + 1, a.end()), b_used(b.begin() + 1, b.end());
   const auto result = d_c.download();
-  EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a_used, b_used, m, n, k), std::vector<float>(result.begin() + 1, result.end()),
+  EXPECT_TRUE(ct::all_close_2d(ct::reference_matmul(a_used, b_used, m, n, k), std::vector<float>(result.begin() + 1, result.end()),
                                m, n, ct::reduction_tolerance(k)))
       << shape(m, n, k) << " with A, B and C starting 4 bytes past a 16-byte boundary";
 }
@@ -94,7 +84,7 @@ TEST(RegisterTiledMatmul, DoesNotWritePastTheEndOfC) {
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
   launch_register_tiled_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
   const auto result = d_c.download();
-  EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n), m,
+  EXPECT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n), m,
                                n, ct::reduction_tolerance(k)))
       << shape(m, n, k);
   EXPECT_TRUE(ct::guard_untouched(result, m * n)) << shape(m, n, k);
@@ -110,7 +100,7 @@ TEST(RegisterTiledMatmul, LoadsEachElementOncePerBlockTile) {
     d_c.poison();
     const auto traffic =
         ct::count_global_traffic([&, m = m, n = n, k = k] { launch_register_tiled_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); });
-    ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
+    ASSERT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
         << shape(m, n, k);
     if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
     if (m == n && n == k && n % kRtBM == 0) {

@@ -18,16 +18,6 @@ namespace ct = course::test;
 
 namespace {
 
-std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
-  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
-  for (int i = 0; i < m; ++i)
-    for (int p = 0; p < k; ++p) {
-      const double aip = a[static_cast<std::size_t>(i) * k + p];
-      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
-    }
-  return c;
-}
-
 std::string shape(int tile, int m, int n, int k) {
   return "TILE = " + std::to_string(tile) + ", M = " + std::to_string(m) + ", N = " + std::to_string(n) +
          ", K = " + std::to_string(k);
@@ -49,7 +39,7 @@ constexpr int kTiles[] = {8, 16, 32};
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
   d_c.poison();
   launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k);
-  return ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+  return ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
 }
 
 /// Bytes of A and B a tiled kernel loads: A's elements once per block column, B's once per
@@ -92,7 +82,7 @@ TEST(TiledMatmul, DoesNotWritePastTheEndOfC) {
     ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
     launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k);
     const auto result = d_c.download();
-    EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n),
+    EXPECT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), std::vector<float>(result.begin(), result.begin() + m * n),
                                  m, n, ct::reduction_tolerance(k)))
         << shape(tile, m, n, k);
     EXPECT_TRUE(ct::guard_untouched(result, m * n)) << shape(tile, m, n, k);
@@ -108,7 +98,7 @@ TEST(TiledMatmul, LoadsEachElementOncePerTile) {
       ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
       d_c.poison();
       const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k); });
-      ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
+      ASSERT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
           << shape(tile, m, n, k);
       if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
       if (m == n && n == k && n % tile == 0) {

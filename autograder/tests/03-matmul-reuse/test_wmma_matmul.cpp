@@ -38,16 +38,6 @@ Bf16Matrix random_bf16(ct::Rng& rng, std::size_t count) {
 
 /// CPU reference in double from the bf16 values: products of bf16 are exact, so a GPU's only
 /// error is the fp32 accumulation, bounded by reduction_tolerance(K).
-std::vector<double> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
-  std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
-  for (int i = 0; i < m; ++i)
-    for (int p = 0; p < k; ++p) {
-      const double aip = a[static_cast<std::size_t>(i) * k + p];
-      for (int j = 0; j < n; ++j) c[static_cast<std::size_t>(i) * n + j] += aip * b[static_cast<std::size_t>(p) * n + j];
-    }
-  return c;
-}
-
 std::string shape(int m, int n, int k) {
   return "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k);
 }
@@ -80,7 +70,7 @@ std::string why_no_tensor_cores() {
   ct::DeviceBuffer<float> d_c(static_cast<std::size_t>(m) * n);
   d_c.poison();
   launch_wmma_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
-  return ct::all_close_2d(cpu_matmul(a.values, b.values, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
+  return ct::all_close_2d(ct::reference_matmul(a.values, b.values, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
 }
 
 }  // namespace
@@ -118,7 +108,7 @@ TEST(WmmaMatmul, DoesNotWritePastTheEndOfC) {
   ct::DeviceBuffer<float> d_c(c);
   launch_wmma_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
   const auto result = d_c.download();
-  EXPECT_TRUE(ct::all_close_2d(cpu_matmul(a.values, b.values, m, n, k),
+  EXPECT_TRUE(ct::all_close_2d(ct::reference_matmul(a.values, b.values, m, n, k),
                                std::vector<float>(result.begin(), result.begin() + m * n), m, n,
                                ct::reduction_tolerance(k)))
       << shape(m, n, k);
@@ -136,7 +126,7 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
     ct::DeviceBuffer<float> d_c(m * n);
     d_c.poison();
     const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch_wmma_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); });
-    ASSERT_TRUE(ct::all_close_2d(cpu_matmul(a.values, b.values, m, n, k), d_c.download(), m, n,
+    ASSERT_TRUE(ct::all_close_2d(ct::reference_matmul(a.values, b.values, m, n, k), d_c.download(), m, n,
                                  ct::reduction_tolerance(k)))
         << shape(m, n, k);
     if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
