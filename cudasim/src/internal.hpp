@@ -112,7 +112,7 @@ unsigned shuffle_seed();
 // ---- statistics (stats.cpp) --------------------------------------------------------------------
 /// Records a finished launch's figures for the stats API and the exit report.
 void record_launch_stats(const LaunchState& launch);
-void record_transfer(cudaMemcpyKind direction, std::size_t bytes);
+void record_transfer(cudaMemcpyKind direction, std::size_t bytes, bool host_side_pinned);
 void record_memset(std::size_t bytes);
 void count_kernel_launch_call();
 void count_graph_launch_call();

@@ -275,12 +275,21 @@ bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
 int device_of(const void* pointer) { return is_device_pointer(pointer) ? arena().device_of(pointer) : -1; }
 
 namespace {
+/// Records a copy for the statistics: its direction and whether its host side is pinned.
+void record_copy(const void* dst, const void* src, std::size_t bytes);
+
 cudaMemcpyKind actual_direction(const void* dst, const void* src) {
   const bool d = is_device_pointer(dst), s = is_device_pointer(src);
   if (d && s) return cudaMemcpyDeviceToDevice;
   if (d) return cudaMemcpyHostToDevice;
   if (s) return cudaMemcpyDeviceToHost;
   return cudaMemcpyHostToHost;
+}
+
+void record_copy(const void* dst, const void* src, std::size_t bytes) {
+  const cudaMemcpyKind direction = actual_direction(dst, src);
+  const void* host_side = direction == cudaMemcpyHostToDevice ? src : dst;
+  record_transfer(direction, bytes, is_pinned(host_side));
 }
 }  // namespace
 
@@ -393,7 +402,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   const void* host_side = is_device_pointer(dst) ? src : dst;
   const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
   auto copy = [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); };
-  record_transfer(actual_direction(dst, src), count);
+  record_copy(dst, src, count);
   return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy));
 }
 
@@ -402,7 +411,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
-  record_transfer(actual_direction(dst, src), count);
+  record_copy(dst, src, count);
   run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); });
   return record_error(sticky_error());
 }
@@ -417,7 +426,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   cudaError_t valid = check_copy(dst, src, std::min(dst_span, src_span), kind, "cudaMemcpy2D");
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
-  record_transfer(actual_direction(dst, src), width * height);
+  record_copy(dst, src, width * height);
   run_synchronously(nullptr, [=] {
     copy_across_link(dst, src, width * height, [=] {
       for (std::size_t row = 0; row < height; ++row)

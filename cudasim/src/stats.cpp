@@ -200,10 +200,12 @@ void record_launch_stats(const LaunchState& launch) {
   r.per_kernel.push_back(one);
 }
 
-void record_transfer(cudaMemcpyKind direction, std::size_t bytes) {
+void record_transfer(cudaMemcpyKind direction, std::size_t bytes, bool host_side_pinned) {
   register_exit_report_once();
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
+  if (direction == cudaMemcpyHostToDevice || direction == cudaMemcpyDeviceToHost)
+    (host_side_pinned ? r.transfers.pinned_host_bytes : r.transfers.pageable_host_bytes) += bytes;
   switch (direction) {
     case cudaMemcpyHostToDevice: r.transfers.host_to_device_bytes += bytes; break;
     case cudaMemcpyDeviceToHost: r.transfers.device_to_host_bytes += bytes; break;

@@ -103,8 +103,11 @@ TEST(HostLink, PinnedAndPageableCopiesTakeAtLeastTheModelledTime) {
   std::vector<char> pageable(bytes, 1);
   std::memset(pinned, 1, bytes);
   // Lower bounds only: the model guarantees at least this much; a loaded machine adds more.
+  cudasim::reset_stats();
   EXPECT_GE(seconds_for(device, pinned, bytes), bytes / pcie4.pinned_bytes_per_second);
   EXPECT_GE(seconds_for(device, pageable.data(), bytes), bytes / pcie4.pageable_bytes_per_second);
+  EXPECT_EQ(cudasim::transfer_stats().pinned_host_bytes, bytes);
+  EXPECT_EQ(cudasim::transfer_stats().pageable_host_bytes, bytes);
   EXPECT_FALSE(cudasim::set_host_link("pcie9"));
   EXPECT_TRUE(cudasim::set_peer_link("pcie5"));
   EXPECT_EQ(cudasim::peer_link().name, "pcie5");

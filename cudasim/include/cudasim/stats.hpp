@@ -50,6 +50,10 @@ struct TransferStats {
   std::uint64_t device_to_device_bytes = 0;
   std::uint64_t host_to_host_bytes = 0;
   std::uint64_t memset_bytes = 0;
+  /// Host <-> device bytes whose host side was page-locked (cudaMallocHost, cudaHostAlloc,
+  /// cudaHostRegister) or pageable: what decides the copy's rate (cudasim/link_model.hpp).
+  std::uint64_t pinned_host_bytes = 0;
+  std::uint64_t pageable_host_bytes = 0;
 };
 
 /// Host API calls that start GPU work: how many times the program called a kernel launch and
