@@ -1,0 +1,182 @@
+// Tests for exercise 04/03 overlap (contract: lessons/04-data-loading/overlap.hpp).
+// Run: ./course test 04/overlap
+
+#include "overlap.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ct = course::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A source of deterministic batches: batch b is a function of (seed, b) only, and every
+/// batch differs, so a batch trained twice, skipped, or read from a half-overwritten slot
+/// changes the weights.
+struct Batches {
+  std::uint64_t seed;
+  int rows, features;
+  std::shared_ptr<std::vector<std::int64_t>> calls = std::make_shared<std::vector<std::int64_t>>();
+  void operator()(std::int64_t b, float* out) const {
+    calls->push_back(b);
+    std::uint32_t x = static_cast<std::uint32_t>(seed ^ (b * 0x9E3779B97F4A7C15ull));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * features; ++i) {
+      x = x * 1664525u + 1013904223u;  // an LCG: cheap, so the CPU is not the slow stage here
+      out[i] = static_cast<float>(x >> 8) * (1.0f / 16777216.0f) - 0.5f + 0.01f * static_cast<float>(b % 7);
+    }
+  }
+};
+
+/// Random initial weights on the device.
+ct::DeviceBuffer<float> initial_weights(ct::Rng& rng, int features) { return ct::DeviceBuffer<float>(rng.nonzero(features)); }
+
+/// Runs `work` with a deadline (a deadlock fails instead of hanging; the thread is abandoned).
+std::string run_with_deadline(std::chrono::seconds limit, std::function<void()> work) {
+  auto done = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> result = done->get_future();
+  std::thread([done, work = std::move(work)] {
+    try {
+      work();
+      done->set_value("");
+    } catch (const std::exception& e) {
+      done->set_value(std::string("threw: ") + e.what());
+    }
+  }).detach();
+  if (result.wait_for(limit) == std::future_status::ready) return result.get();
+  return "did not finish within " + std::to_string(limit.count()) + " s (a deadlock?)";
+}
+
+/// Both loops on the same batches from the same initial weights; the weights of each.
+struct Outcome {
+  std::vector<float> sync, overlapped;
+  std::vector<std::int64_t> overlapped_calls;
+};
+
+Outcome train_both(const TrainConfig& c, int depth, std::uint64_t seed) {
+  ct::Rng rng(seed);
+  const std::vector<float> w0 = rng.nonzero(c.features);
+  ct::DeviceBuffer<float> w_sync(w0), w_over(w0);
+  train_synchronous(c, Batches{seed, c.rows, c.features}, w_sync.get());
+  Batches source{seed, c.rows, c.features};
+  train_overlapped(c, source, w_over.get(), depth);
+  return {w_sync.download(), w_over.download(), *source.calls};
+}
+
+std::string describe(const TrainConfig& c, int depth) {
+  std::ostringstream s;
+  s << c.batches << " batches of " << c.rows << " x " << c.features << ", repeats " << c.repeats << ", depth " << depth;
+  return s.str();
+}
+
+}  // namespace
+
+TEST(Overlap, EqualsTheSynchronousBaselineExactly) {
+  const std::vector<TrainConfig> configs = {
+      {1, 1, 1, 1}, {5, 3, 129, 1}, {12, 16, 256, 1}, {9, 7, 1000, 2}, {20, 4, 33, 1}};
+  for (const TrainConfig& c : configs) {
+    for (int depth : {1, 2, 3}) {
+      Outcome o;
+      const std::string outcome = run_with_deadline(60s, [&] { o = train_both(c, depth, 1234 + c.batches); });
+      ASSERT_EQ(outcome, "") << describe(c, depth);
+      // Bit for bit: the same steps on the same data in the same order give the same floats.
+      ASSERT_TRUE(ct::all_close(o.sync, o.overlapped, 0.0, 0.0)) << describe(c, depth);
+      std::vector<std::int64_t> in_order(c.batches);
+      for (std::int64_t b = 0; b < c.batches; ++b) in_order[b] = b;
+      EXPECT_EQ(o.overlapped_calls, in_order) << "source(b) must be called once per batch, in order";
+    }
+  }
+}
+
+TEST(Overlap, NeverOverwritesASlotStillInUse) {
+  // Slow steps (many repeats) over large batches: a copy into a device slot that does not wait
+  // for the step reading it, or a refill of a host slot whose copy is still queued, changes
+  // the data a step sees, and the weights no longer match.
+  const TrainConfig c{16, 64, 2048, 12};
+  for (int depth : {2, 3}) {
+    Outcome o;
+    const std::string outcome = run_with_deadline(120s, [&] { o = train_both(c, depth, 99); });
+    ASSERT_EQ(outcome, "") << describe(c, depth);
+    ASSERT_TRUE(ct::all_close(o.sync, o.overlapped, 0.0, 0.0))
+        << describe(c, depth) << ": a slot was reused too early (missing cudaEventSynchronize on copied[s] or "
+                                 "cudaStreamWaitEvent on consumed[s])";
+  }
+}
+
+TEST(Overlap, HidesTheSourceBehindTheTrainingSteps) {
+  // The slowest stage sets the pace: with a source (disk, decode) that takes as long as a step,
+  // the synchronous loop pays both per batch, the overlapped one about the larger.
+  TrainConfig c{1, 64, 1024, 1};
+  // Calibrate: more repeats until one synchronous step (copy + kernel) takes >= 4 ms.
+  double step_ms = 0;
+  for (;; c.repeats *= 2) {
+    ct::DeviceBuffer<float> w(std::vector<float>(c.features, 1.0f));
+    c.batches = 3;
+    const auto t0 = std::chrono::steady_clock::now();
+    train_synchronous(c, Batches{7, c.rows, c.features}, w.get());
+    step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 3;
+    if (step_ms >= 4.0 || c.repeats >= (1 << 16)) break;
+  }
+  c.batches = 12;
+  const auto slow_source = [&](std::int64_t b, float* out) {
+    Batches{7, c.rows, c.features}(b, out);
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(step_ms));  // "reading from disk"
+  };
+  std::vector<float> w_sync, w_over;
+  double sync_ms = 0, over_ms = 0;
+  const std::string outcome = run_with_deadline(120s, [&] {
+    ct::DeviceBuffer<float> a(std::vector<float>(c.features, 1.0f)), b(std::vector<float>(c.features, 1.0f));
+    auto t0 = std::chrono::steady_clock::now();
+    train_synchronous(c, slow_source, a.get());
+    sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    t0 = std::chrono::steady_clock::now();
+    train_overlapped(c, slow_source, b.get(), 2);
+    over_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    w_sync = a.download();
+    w_over = b.download();
+  });
+  ASSERT_EQ(outcome, "");
+  ASSERT_TRUE(ct::all_close(w_sync, w_over, 0.0, 0.0)) << "overlapped weights differ from the baseline";
+  std::printf("[ COURSE   ] 12 batches, step %.2f ms, source %.2f ms: synchronous %.1f ms, overlapped %.1f ms "
+              "(%.2fx)\n", step_ms, step_ms, sync_ms, over_ms, sync_ms / over_ms);
+  EXPECT_LT(over_ms, 0.8 * sync_ms) << "the overlapped loop should run the source while the GPU trains: about "
+                                    << 12 * step_ms << " ms instead of " << 24 * step_ms;
+}
+
+TEST(Overlap, PassesOnErrorsFromTheSourceAndCleansUp) {
+  const TrainConfig c{10, 4, 64, 1};
+  ct::Rng rng;
+  auto w = initial_weights(rng, c.features);
+  const std::vector<float> before = w.download();
+  // First a clean run (the skeleton fails here), then one whose source throws at batch 4.
+  const Outcome o = train_both(c, 2, 5);
+  ASSERT_TRUE(ct::all_close(o.sync, o.overlapped, 0.0, 0.0)) << describe(c, 2);
+  std::int64_t reached = -1;
+  const std::string outcome = run_with_deadline(30s, [&] {
+    train_overlapped(
+        c,
+        [&](std::int64_t b, float* out) {
+          reached = b;
+          if (b == 4) throw std::runtime_error("disk error in batch 4");
+          Batches{5, c.rows, c.features}(b, out);
+        },
+        w.get(), 2);
+  });
+  EXPECT_EQ(outcome, "threw: disk error in batch 4");
+  EXPECT_EQ(reached, 4);
+  EXPECT_THROW(train_overlapped(c, Batches{5, c.rows, c.features}, w.get(), 0), std::invalid_argument);
+  (void)before;
+}

@@ -1,0 +1,357 @@
+// Tests for exercise 04/02 prefetch_ring (contract: lessons/04-data-loading/prefetch_ring.hpp,
+// file format: lessons/04-data-loading/record_format.hpp).
+// Run: ./course test 04/prefetch_ring
+//
+// Every test runs the ring inside a thread with a deadline: a deadlock fails the test with a
+// message instead of hanging the run (the stuck thread is abandoned, the process goes on).
+
+#include "prefetch_ring.hpp"
+
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+#include "record_format.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ct = course::test;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A folder of data-set files for one test, removed at the end.
+class TempDataset {
+ public:
+  /// Writes one file per entry of `records_per_file`, with `features` pixels per record.
+  TempDataset(const std::vector<std::uint32_t>& records_per_file, std::uint32_t features) : features_(features) {
+    const std::string name = ct::detail::current_test_name();
+    dir_ = fs::temp_directory_path() /
+           ("course04-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++) + "-" + name);
+    fs::create_directories(dir_);
+    std::uint64_t first = 0;
+    for (std::size_t i = 0; i < records_per_file.size(); ++i) {
+      char file[32];
+      std::snprintf(file, sizeof file, "part-%03zu.dlr", i);
+      files_.push_back((dir_ / file).string());
+      dataset::write_file(files_.back(), first, records_per_file[i], features);
+      first += records_per_file[i];
+    }
+    samples_ = static_cast<std::int64_t>(first);
+  }
+  ~TempDataset() {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  const std::vector<std::string>& files() const { return files_; }
+  std::int64_t samples() const { return samples_; }
+  std::uint32_t features() const { return features_; }
+
+  /// Flips one pixel byte of record `record` of file `file`: its checksum no longer matches.
+  void corrupt(std::size_t file, std::uint32_t record) const {
+    std::fstream f(files_[file], std::ios::in | std::ios::out | std::ios::binary);
+    const auto offset = static_cast<std::streamoff>(dataset::kHeaderBytes + dataset::record_bytes(features_) * record + 8 + features_ / 2);
+    f.seekg(offset);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x10);
+    f.seekp(offset);
+    f.write(&c, 1);
+  }
+  /// Cuts file `file` in the middle of record `record` (the header still promises more).
+  void truncate_inside(std::size_t file, std::uint32_t record) const {
+    fs::resize_file(files_[file], dataset::kHeaderBytes + dataset::record_bytes(features_) * record + 5);
+  }
+
+ private:
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+  fs::path dir_;
+  std::vector<std::string> files_;
+  std::int64_t samples_ = 0;
+  std::uint32_t features_;
+};
+
+/// Runs `work` on its own thread and waits at most `limit`. Returns "" when it finished,
+/// its exception's message prefixed by "threw: " when it threw, or a timeout message. On a
+/// timeout the thread is abandoned (detached) with everything it owns: the test fails, the
+/// run goes on.
+std::string run_with_deadline(std::chrono::milliseconds limit, std::function<void()> work) {
+  auto done = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> result = done->get_future();
+  std::thread([done, work = std::move(work)] {
+    try {
+      work();
+      done->set_value("");
+    } catch (const std::exception& e) {
+      done->set_value(std::string("threw: ") + e.what());
+    } catch (...) {
+      done->set_value("threw a non-standard exception");
+    }
+  }).detach();
+  if (result.wait_for(limit) == std::future_status::ready) return result.get();
+  return "did not finish within " + std::to_string(limit.count()) +
+         " ms: a deadlock (a thread waiting for a notification that never comes, or the "
+         "destructor joining a worker that never returns)?";
+}
+
+/// What every batch must contain, checked sample by sample; "" when it does.
+std::string check_batch(const Batch& batch, std::int64_t expected_index, int batch_size, std::int64_t samples,
+                        std::uint32_t features) {
+  std::ostringstream why;
+  const std::int64_t first = expected_index * batch_size;
+  const int expected_samples = static_cast<int>(std::min<std::int64_t>(batch_size, samples - first));
+  if (batch.index != expected_index) {
+    why << "expected batch " << expected_index << ", got batch " << batch.index << " (out of order?)";
+    return why.str();
+  }
+  if (batch.samples != expected_samples) {
+    why << "batch " << expected_index << " has " << batch.samples << " samples, expected " << expected_samples;
+    return why.str();
+  }
+  if (batch.features == nullptr || batch.sample_ids == nullptr) return "batch with null pointers";
+  for (int s = 0; s < batch.samples; ++s) {
+    const std::int64_t id = first + s;
+    if (batch.sample_ids[s] != id) {
+      why << "batch " << expected_index << ", sample " << s << ": id " << batch.sample_ids[s] << ", expected " << id;
+      return why.str();
+    }
+    for (std::uint32_t j = 0; j < features; ++j) {
+      const float expected = dataset::normalize_pixel(dataset::pixel_value(id, j));
+      const float actual = batch.features[static_cast<std::size_t>(s) * features + j];
+      if (!(actual == expected)) {
+        why << "batch " << expected_index << ", sample " << id << ", feature " << j << ": " << actual << ", expected "
+            << expected;
+        return why.str();
+      }
+    }
+  }
+  return "";
+}
+
+/// Drains a ring, checking each batch; returns the batches seen, or throws with a reason.
+std::int64_t drain_and_check(PrefetchRing& ring, int batch_size, std::int64_t samples, std::uint32_t features) {
+  Batch batch;
+  std::int64_t seen = 0;
+  while (ring.next(batch)) {
+    const std::string why = check_batch(batch, seen, batch_size, samples, features);
+    if (!why.empty()) throw std::runtime_error(why);
+    ring.release(batch);
+    ++seen;
+  }
+  if (ring.next(batch)) throw std::runtime_error("next() returned true again after returning false");
+  return seen;
+}
+
+}  // namespace
+
+TEST(PrefetchRing, DeliversEveryBatchOnceInOrder) {
+  struct Case {
+    std::vector<std::uint32_t> files;
+    int batch_size, workers, slots;
+  };
+  // Batches that straddle files, an empty file, one sample per batch, more workers than
+  // slots, a single slot, a partial last batch.
+  const std::vector<Case> cases = {
+      {{10}, 3, 1, 1},          {{7, 0, 50, 13}, 8, 2, 3}, {{1, 1, 1, 1, 1}, 1, 4, 2},
+      {{64, 64}, 16, 4, 4},     {{100, 33}, 13, 3, 8},     {{5}, 64, 2, 2},
+  };
+  for (const Case& c : cases) {
+    const TempDataset data(c.files, 67);
+    std::ostringstream label;
+    label << c.files.size() << " files, " << data.samples() << " samples, batch_size " << c.batch_size << ", "
+          << c.workers << " workers, " << c.slots << " slots";
+    std::int64_t seen = -1, count = -1;
+    const std::string outcome = run_with_deadline(10s, [&] {
+      PrefetchRing ring(RingConfig{data.files(), c.batch_size, c.workers, c.slots, nullptr});
+      count = ring.batch_count();
+      seen = drain_and_check(ring, c.batch_size, data.samples(), data.features());
+    });
+    ASSERT_EQ(outcome, "") << label.str();
+    EXPECT_EQ(count, (data.samples() + c.batch_size - 1) / c.batch_size) << label.str();
+    ASSERT_EQ(seen, count) << label.str() << ": every batch must be delivered, once";
+  }
+}
+
+TEST(PrefetchRing, HandsOutPinnedSlotsAndReusesThem) {
+  const TempDataset data({200}, 32);
+  std::set<const float*> buffers;
+  bool all_pinned = true;
+  std::int64_t seen = 0;
+  const std::string outcome = run_with_deadline(10s, [&] {
+    PrefetchRing ring(RingConfig{data.files(), 10, 2, 3, nullptr});
+    Batch batch;
+    while (ring.next(batch)) {
+      cudaPointerAttributes attributes{};
+      CUDA_CHECK(cudaPointerGetAttributes(&attributes, batch.features));
+      all_pinned = all_pinned && attributes.type == cudaMemoryTypeHost;
+      buffers.insert(batch.features);
+      ring.release(batch);
+      ++seen;
+    }
+  });
+  ASSERT_EQ(outcome, "");
+  ASSERT_EQ(seen, 20) << "200 samples in batches of 10";
+  EXPECT_TRUE(all_pinned) << "batches must sit in page-locked memory, ready for an asynchronous copy";
+  EXPECT_LE(buffers.size(), 3u) << "20 batches went through " << buffers.size()
+                                << " different buffers; a ring of 3 slots reuses its 3";
+}
+
+TEST(PrefetchRing, ReadsAheadButNeverMoreThanItsSlots) {
+  // Memory stays bounded by the ring: count the batches read but not yet released.
+  const TempDataset data({400}, 16);
+  const int slots = 3;
+  auto reads = std::make_shared<std::atomic<std::int64_t>>(0);
+  std::int64_t read_while_idle = -1, worst_in_flight = 0, seen = 0;
+  const std::string outcome = run_with_deadline(10s, [&] {
+    PrefetchRing ring(RingConfig{data.files(), 8, 4, slots, [reads](std::int64_t) { ++*reads; }});
+    std::this_thread::sleep_for(300ms);  // the consumer is busy: the workers fill the ring, then wait
+    read_while_idle = reads->load();
+    Batch batch;
+    std::int64_t released = 0;
+    while (ring.next(batch)) {
+      worst_in_flight = std::max(worst_in_flight, reads->load() - released);
+      std::this_thread::sleep_for(1ms);  // a slow consumer
+      worst_in_flight = std::max(worst_in_flight, reads->load() - released);
+      ring.release(batch);
+      ++released;
+      ++seen;
+    }
+  });
+  ASSERT_EQ(outcome, "");
+  ASSERT_EQ(seen, 50) << "400 samples in batches of 8";
+  EXPECT_EQ(read_while_idle, slots) << "before the first next(), the workers should have filled all " << slots
+                                    << " slots and no more";
+  EXPECT_LE(worst_in_flight, slots) << "batches read but not yet released must never exceed the " << slots
+                                    << " slots: the workers must wait for a free slot";
+}
+
+TEST(PrefetchRing, HoldingEverySlotBlocksTheNextBatch) {
+  // Back-pressure seen from the consumer: with all slots held, next() must wait, and a
+  // release must let it go on.
+  const TempDataset data({60}, 8);
+  const int slots = 2;
+  std::string sequence;
+  const std::string outcome = run_with_deadline(10s, [&] {
+    PrefetchRing ring(RingConfig{data.files(), 5, 2, slots, nullptr});
+    Batch held[2];
+    for (Batch& b : held)
+      if (!ring.next(b)) throw std::runtime_error("no batch to hold");
+    Batch third;
+    auto got = std::async(std::launch::async, [&] { return ring.next(third); });
+    if (got.wait_for(300ms) == std::future_status::ready)
+      throw std::runtime_error("next() delivered a third batch while both slots were held");
+    ring.release(held[0]);
+    if (got.wait_for(10s) != std::future_status::ready)
+      throw std::runtime_error("next() still waits after a slot was released");
+    if (!got.get() || third.index != 2) throw std::runtime_error("the batch after the release is not batch 2");
+    ring.release(held[1]);
+    ring.release(third);
+    sequence = "ok";
+  });
+  ASSERT_EQ(outcome, "");
+  EXPECT_EQ(sequence, "ok");
+}
+
+TEST(PrefetchRing, StopsCleanlyWhenTheConsumerStopsEarly) {
+  const TempDataset data({500, 500}, 64);
+  std::vector<std::int64_t> first_batches;
+  const std::string outcome = run_with_deadline(10s, [&] {
+    // Two batches taken, one still held, then the ring goes away with workers waiting.
+    {
+      PrefetchRing ring(RingConfig{data.files(), 10, 4, 4, nullptr});
+      Batch a, b;
+      if (!ring.next(a) || !ring.next(b)) throw std::runtime_error("next() delivered nothing");
+      first_batches = {a.index, b.index};
+      ring.release(a);
+    }
+    // Destroyed right after construction, with the workers still reading.
+    { PrefetchRing ring(RingConfig{data.files(), 10, 4, 4, nullptr}); }
+  });
+  ASSERT_EQ(outcome, "");
+  EXPECT_EQ(first_batches, (std::vector<std::int64_t>{0, 1}));
+}
+
+TEST(PrefetchRing, CorruptRecordRaisesAnErrorNamingFileAndRecord) {
+  // File 1 (samples 30..59), record 7 = sample 37, in batch 37 / 4 = 9.
+  const TempDataset data({30, 30, 30}, 40);
+  data.corrupt(1, 7);
+  for (int workers : {1, 3}) {
+    std::int64_t delivered = 0;
+    std::string error, again;
+    const std::string outcome = run_with_deadline(10s, [&] {
+      PrefetchRing ring(RingConfig{data.files(), 4, workers, 3, nullptr});
+      Batch batch;
+      try {
+        while (ring.next(batch)) {
+          const std::string why = check_batch(batch, delivered, 4, data.samples(), data.features());
+          if (!why.empty()) throw std::runtime_error(why);
+          ring.release(batch);
+          ++delivered;
+        }
+      } catch (const dataset::DataError& e) {
+        error = e.what();
+      }
+      try {
+        ring.next(batch);
+      } catch (const dataset::DataError& e) {
+        again = e.what();
+      }
+    });
+    ASSERT_EQ(outcome, "") << workers << " workers";
+    EXPECT_EQ(delivered, 9) << "batches 0..8 are intact and must be delivered before the error (" << workers
+                            << " workers)";
+    ASSERT_NE(error, "") << "the corrupt record was skipped silently: next() must throw dataset::DataError";
+    EXPECT_NE(error.find("part-001.dlr"), std::string::npos) << "the error should name the file: " << error;
+    EXPECT_NE(error.find("record 7"), std::string::npos) << "the error should name the record: " << error;
+    EXPECT_NE(error.find("checksum"), std::string::npos) << error;
+    EXPECT_EQ(again, error) << "after an error, next() keeps reporting it";
+  }
+}
+
+TEST(PrefetchRing, TruncatedFileRaisesAnErrorNamingFileAndRecord) {
+  // The last file loses its end in the middle of record 12 (sample 20 + 12 = 32, batch 5).
+  const TempDataset data({20, 20}, 24);
+  data.truncate_inside(1, 12);
+  std::int64_t delivered = 0;
+  std::string error;
+  const std::string outcome = run_with_deadline(10s, [&] {
+    PrefetchRing ring(RingConfig{data.files(), 6, 2, 2, nullptr});
+    Batch batch;
+    try {
+      while (ring.next(batch)) {
+        ring.release(batch);
+        ++delivered;
+      }
+    } catch (const dataset::DataError& e) {
+      error = e.what();
+    }
+  });
+  ASSERT_EQ(outcome, "");
+  EXPECT_EQ(delivered, 5) << "batches 0..4 (samples 0..29) are intact";
+  ASSERT_NE(error, "") << "a truncated file must raise dataset::DataError, not end the data early";
+  EXPECT_NE(error.find("part-001.dlr: record 12"), std::string::npos) << error;
+  EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+  // A missing file is found at construction.
+  EXPECT_THROW(PrefetchRing(RingConfig{{data.files()[0], data.files()[0] + ".missing"}, 4, 1, 1, nullptr}),
+               dataset::DataError);
+}
