@@ -1,0 +1,146 @@
+// Tests for exercise 05/03 data_parallel_step (contract: lessons/05-parallelism-nvlink/data_parallel_step.hpp).
+// Run: ./course test 05/data_parallel_step
+
+#include "data_parallel_step.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace ct = course::test;
+
+#ifdef CUDASIM
+// Eight virtual devices: groups of 2, 3, 4 and 8 ranks each get devices of their own.
+static const bool kEightSimDevices = (setenv("CUDASIM_DEVICES", "8", 0), true);
+#endif
+
+namespace {
+
+/// One device, whole batch, in double: `steps` SGD steps of the MLP (mlp.hpp).
+std::vector<double> train_on_cpu(const MlpShape& s, std::vector<double> p, const std::vector<float>& x,
+                                 const std::vector<float>& t, int batch, int steps, double lr) {
+  for (int step = 0; step < steps; ++step) {
+    std::vector<double> g(p.size(), 0.0), h(s.hidden), dy(s.outputs);
+    for (int b = 0; b < batch; ++b) {
+      for (int j = 0; j < s.hidden; ++j) {
+        double sum = p[s.b1_offset() + j];
+        for (int i = 0; i < s.inputs; ++i) sum += p[s.w1_offset() + j * s.inputs + i] * x[b * s.inputs + i];
+        h[j] = sum > 0 ? sum : 0;
+      }
+      for (int o = 0; o < s.outputs; ++o) {
+        double y = p[s.b2_offset() + o];
+        for (int j = 0; j < s.hidden; ++j) y += p[s.w2_offset() + o * s.hidden + j] * h[j];
+        dy[o] = (y - t[b * s.outputs + o]) / batch;
+        g[s.b2_offset() + o] += dy[o];
+        for (int j = 0; j < s.hidden; ++j) g[s.w2_offset() + o * s.hidden + j] += dy[o] * h[j];
+      }
+      for (int j = 0; j < s.hidden; ++j) {
+        if (h[j] <= 0) continue;
+        double dh = 0;
+        for (int o = 0; o < s.outputs; ++o) dh += p[s.w2_offset() + o * s.hidden + j] * dy[o];
+        g[s.b1_offset() + j] += dh;
+        for (int i = 0; i < s.inputs; ++i) g[s.w1_offset() + j * s.inputs + i] += dh * x[b * s.inputs + i];
+      }
+    }
+    for (std::size_t q = 0; q < p.size(); ++q) p[q] -= lr * g[q];
+  }
+  return p;
+}
+
+struct Problem {
+  MlpShape shape;
+  std::vector<float> params, x, t;
+};
+
+Problem make_problem(ct::Rng& rng, MlpShape shape, int batch) {
+  Problem pr{shape, rng.uniform(shape.parameters(), -0.5f, 0.5f), rng.uniform(std::size_t(batch) * shape.inputs),
+             rng.uniform(std::size_t(batch) * shape.outputs)};
+  return pr;
+}
+
+/// Trains data-parallel on `group` and compares every rank's parameters with the CPU.
+void check_training(course::RankGroup& group, const Problem& pr, int batch, int steps, float lr) {
+  course::SymmetricBuffer<float> params(group, pr.params.size()), x(group, pr.x.size()), t(group, pr.t.size());
+  params.upload_all(pr.params);
+  x.upload_all(pr.x);
+  t.upload_all(pr.t);
+  data_parallel_train(group, pr.shape, params, x, t, batch, steps, lr);
+  const auto expected = train_on_cpu(pr.shape, std::vector<double>(pr.params.begin(), pr.params.end()),
+                                     pr.x, pr.t, batch, steps, lr);
+  double change = 0;
+  for (std::size_t q = 0; q < expected.size(); ++q) change = std::fmax(change, std::fabs(expected[q] - pr.params[q]));
+  ASSERT_GT(change, 1e-3) << "test bug: the reference did not move the parameters";
+  for (int r = 0; r < group.size(); ++r) {
+    ASSERT_TRUE(ct::all_close(expected, params.download(r), 2e-5, 2e-4))
+        << "parameters of rank " << r << " of " << group.size() << " after " << steps
+        << " data-parallel steps vs one device on the whole batch (" << batch << " samples, shape "
+        << pr.shape.inputs << "-" << pr.shape.hidden << "-" << pr.shape.outputs << ")";
+  }
+}
+
+}  // namespace
+
+TEST(DataParallelStep, EqualsSingleDeviceTrainingOnTheFullBatch) {
+  ct::Rng rng;
+  const int batch = 37;  // not divisible by 2, 3, 4 or 8
+  const Problem pr = make_problem(rng, MlpShape{7, 19, 5}, batch);
+  for (int n : {2, 3, 4, 8}) {
+    course::RankGroup group(n);
+    check_training(group, pr, batch, 3, 0.2f);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(DataParallelStep, WorksWhenSomeRanksHaveNoSamples) {
+  // 5 samples over 8 ranks: three shards are empty and contribute a zero gradient.
+  ct::Rng rng;
+  const Problem pr = make_problem(rng, MlpShape{4, 9, 3}, 5);
+  course::RankGroup group(8);
+  check_training(group, pr, 5, 2, 0.3f);
+}
+
+TEST(DataParallelStep, WorksWhenRanksShareADevice) {
+  ct::Rng rng;
+  const Problem pr = make_problem(rng, MlpShape{6, 11, 4}, 23);
+  for (int devices : {1, 2}) {
+    course::RankGroup group(4, devices);
+    check_training(group, pr, 23, 2, 0.2f);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(DataParallelStep, CommunicatesOnlyTheGradientsOncePerStep) {
+  // Counted on the simulator, one device per rank: the data never moves, each step
+  // all-reduces the P gradients once, and an all-reduce moves 2(n-1)·S bytes over all
+  // links together (chain or ring alike).
+  ct::Rng rng;
+  const int batch = 29, steps = 2;
+  const Problem pr = make_problem(rng, MlpShape{5, 13, 3}, batch);
+  for (int n : {2, 3, 4, 8}) {
+    course::RankGroup group(n);
+    course::SymmetricBuffer<float> params(group, pr.params.size()), x(group, pr.x.size()), t(group, pr.t.size());
+    params.upload_all(pr.params);
+    x.upload_all(pr.x);
+    t.upload_all(pr.t);
+    course::reset_link_counters();
+    data_parallel_train(group, pr.shape, params, x, t, batch, steps, 0.1f);
+    group.synchronize();
+    const course::LinkCounters links = course::read_link_counters();
+    const auto expected = train_on_cpu(pr.shape, std::vector<double>(pr.params.begin(), pr.params.end()),
+                                       pr.x, pr.t, batch, steps, 0.1);
+    ASSERT_TRUE(ct::all_close(expected, params.download(n - 1), 2e-5, 2e-4)) << "rank " << n - 1 << " of " << n;
+    if (!links.counted) GTEST_SKIP() << links.why_not;
+    if (!group.distinct_devices()) GTEST_SKIP() << "needs one device per rank (CUDASIM_DEVICES >= " << n << ")";
+    const std::uint64_t S = pr.shape.parameters() * sizeof(float);
+    EXPECT_EQ(links.total(), std::uint64_t(steps) * 2 * (n - 1) * S)
+        << n << " ranks, " << steps << " steps, " << S << " bytes of gradients: expected "
+        << steps << " all-reduces of 2(n-1)·S bytes each over all links";
+  }
+}

@@ -1,0 +1,108 @@
+// Tests for exercise 05/01 peer_bandwidth (contract: lessons/05-parallelism-nvlink/peer_bandwidth.hpp).
+// Run: ./course test 05/peer_bandwidth
+
+#include "peer_bandwidth.hpp"
+
+#include <cuda_runtime.h>
+
+#include "course_test.hpp"
+#include "cuda_check.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ct = course::test;
+
+#ifdef CUDASIM
+// Eight virtual devices, so that groups of 2, 3, 4 and 8 ranks each get devices of their
+// own; read by the simulator at its first CUDA call. An explicit CUDASIM_DEVICES wins.
+static const bool kEightSimDevices = (setenv("CUDASIM_DEVICES", "8", 0), true);
+#endif
+
+namespace {
+
+const std::vector<int> kRankCounts = {2, 3, 4, 8};
+
+}  // namespace
+
+TEST(PeerBandwidth, CopiesTheBytesBetweenEveryOrderedPair) {
+  ct::Rng rng;
+  for (int n : kRankCounts) {
+    course::RankGroup group(n);
+    const std::size_t count = 1000 + 7 * n;  // not a multiple of anything in particular
+    course::SymmetricBuffer<float> src(group, count), dst(group, count);
+    std::vector<std::vector<float>> values;
+    for (int r = 0; r < n; ++r) {
+      values.push_back(rng.nonzero(count));
+      src.upload(r, values.back());
+    }
+    for (int from = 0; from < n; ++from) {
+      for (int to = 0; to < n; ++to) {
+        dst.poison();
+        const double seconds =
+            time_peer_copy(group, from, to, src.on(from), dst.on(to), count * sizeof(float), 2);
+        ASSERT_TRUE(ct::all_close(values[from], dst.download(to), 0.0, 0.0))
+            << n << " ranks: after time_peer_copy from rank " << from << " to rank " << to
+            << ", rank " << to << "'s buffer must hold rank " << from << "'s data";
+        EXPECT_TRUE(std::isfinite(seconds) && seconds > 0.0)
+            << n << " ranks, " << from << " -> " << to << ": time_peer_copy returned " << seconds
+            << " s; it must return the (positive) seconds one copy took";
+      }
+    }
+  }
+}
+
+TEST(PeerBandwidth, MatrixHasAPositiveEntryForEveryOrderedPair) {
+  for (int n : kRankCounts) {
+    course::RankGroup group(n);
+    const BandwidthMatrix m = measure_peer_bandwidth(group, 1 << 20, 3);
+    ASSERT_EQ(m.ranks, n) << "the matrix must have one row and one column per rank";
+    ASSERT_EQ(m.gb_per_s.size(), static_cast<std::size_t>(n) * n) << "n x n entries";
+    int bad = 0;
+    for (int from = 0; from < n; ++from)
+      for (int to = 0; to < n; ++to)
+        if (!(std::isfinite(m.at(from, to)) && m.at(from, to) > 0.0)) ++bad;
+    EXPECT_EQ(bad, 0) << n << " ranks: " << bad << " entries are not a positive number of GB/s:\n"
+                      << format_topology(group, m);
+    if (bad == 0) std::printf("[ COURSE   ] %d ranks on %d devices, 1 MiB copies:\n%s", n,
+                              group.devices_used(), format_topology(group, m).c_str());
+  }
+}
+
+TEST(PeerBandwidth, SendsExactlyRepeatsCopiesOverEachLink) {
+  // Counted on the simulator: every ordered pair of ranks on different devices sends
+  // `repeats` copies of `bytes` from its source device to its destination device. Ranks
+  // sharing a device (8 ranks on 4 devices) add up on their devices' link.
+  for (const auto& shape : std::vector<std::pair<int, int>>{{2, 0}, {3, 0}, {4, 0}, {8, 0}, {8, 4}}) {
+    const int n = shape.first;
+    course::RankGroup group(n, shape.second);
+    const std::size_t bytes = 65536 + 12;
+    const int repeats = 3;
+    course::reset_link_counters();
+    const BandwidthMatrix m = measure_peer_bandwidth(group, bytes, repeats);
+    ASSERT_EQ(m.gb_per_s.size(), static_cast<std::size_t>(n) * n);
+    ASSERT_GT(m.at(0, n - 1), 0.0) << "no bandwidth measured from rank 0 to rank " << n - 1;
+    const course::LinkCounters links = course::read_link_counters();
+    if (!links.counted) GTEST_SKIP() << links.why_not;
+    std::map<std::pair<int, int>, std::uint64_t> expected;
+    for (int from = 0; from < n; ++from)
+      for (int to = 0; to < n; ++to)
+        if (group.device(from) != group.device(to))
+          expected[{group.device(from), group.device(to)}] += std::uint64_t(repeats) * bytes;
+    for (int a = 0; a < links.devices; ++a) {
+      for (int b = 0; b < links.devices; ++b) {
+        if (a == b) continue;
+        const auto it = expected.find({a, b});
+        EXPECT_EQ(links.at(a, b), it == expected.end() ? 0u : it->second)
+            << n << " ranks on " << group.devices_used() << " devices: bytes from device " << a
+            << " to device " << b << " (each ordered pair of ranks sends " << repeats
+            << " copies of " << bytes << " bytes)";
+      }
+    }
+  }
+}
