@@ -338,7 +338,7 @@ struct LinkCounters {
 
 /// Clears the simulator's link counters (and its other counters); nothing on a GPU.
 inline void reset_link_counters() {
-#if defined(COURSE_RANKS_LINK_COUNTERS)
+#if defined(CUDASIM)
   cudasim::reset_stats();
 #endif
 }
@@ -346,7 +346,7 @@ inline void reset_link_counters() {
 /// The link counters since the last `reset_link_counters()`. Synchronise first.
 inline LinkCounters read_link_counters() {
   LinkCounters counters;
-#if defined(COURSE_RANKS_LINK_COUNTERS)
+#if defined(CUDASIM)
   counters.counted = true;
   counters.devices = visible_device_count();
   counters.bytes.assign(static_cast<std::size_t>(counters.devices) * counters.devices, 0);
@@ -355,8 +355,6 @@ inline LinkCounters read_link_counters() {
       counters.bytes[static_cast<std::size_t>(link.source) * counters.devices + link.destination] +=
           link.bytes;
   }
-#elif defined(CUDASIM)
-  counters.why_not = "this simulator has one device and no link counters yet";
 #else
   counters.why_not = "link counters exist only on the simulator (use nsys or NCCL_DEBUG on a GPU)";
 #endif
