@@ -1,6 +1,6 @@
 // The lesson's experiment: how fast can a training loop eat batches from disk?
 //
-//   ./course run lessons/04-data-loading/loader_benchmark.cu [--batches N] [--out DIR]
+//   ./course run lessons/04-data-loading/loader_benchmark.cu [--batches N] [--compute-repeats R] [--trials T] [--out DIR]
 //
 // Writes a synthetic data set (record_format.hpp) to real files in a temporary folder, then
 // runs one epoch over it six ways and prints samples/s and the GPU's idle fraction:
@@ -8,13 +8,21 @@
 //   + pinned    the same into a pinned buffer
 //   + W workers W threads read and preprocess ahead into a ring of pinned slots (1, 2, 4)
 //   + overlap   4 workers, and copies on their own stream into 2 device slots (events)
-// and draws a timeline of the last two (per batch: read, preprocess, copy, compute) as SVG,
-// and PNG when gnuplot is installed. On the simulator copies take the modelled PCIe time
-// (cudasim/link_model.hpp) and the training step runs on the CPU: the figures show the
-// pipeline's shape, not a GPU's speed.
+// It does so for two configurations of the training step: loading-bound (a light step, so
+// reading and preprocessing are the slowest stage) and compute-bound (the same step repeated
+// R times, default 24, so that it is the slowest stage). For each configuration it first
+// measures every stage alone (load with 4 workers, pinned copy, training step) and reports
+// the overlapped pipeline's rate as a percentage of its slowest stage's rate, and its GPU
+// idle fraction. It draws a timeline (one row per batch: read, preprocess, copy, compute;
+// lanes for the link and the GPU) of the synchronous and overlapped runs as SVG, and as PNG
+// when rsvg-convert (librsvg2-bin) or ImageMagick's convert is installed. On the simulator
+// copies take the modelled PCIe time (cudasim/link_model.hpp) and the training step runs on
+// the CPU, on the same cores as the loader's workers: the figures show the pipeline's shape,
+// not a GPU's speed.
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cuda_check.hpp"
@@ -41,7 +50,8 @@ namespace {
 
 constexpr int kBatch = 128;          // samples per batch
 constexpr std::uint32_t kFeatures = 64 * 64 * 3;  // one 64x64 RGB image per sample
-constexpr int kRepeats = 2;          // the training step's weight (see the kernel)
+constexpr int kLoadingRepeats = 2;   // the training step's weight (see the kernel): a light step
+constexpr int kComputeRepeats = 24;  // default weight of the compute-bound configuration
 
 __global__ void train_step_kernel(float* weights, const float* batch, int rows, int features, int repeats) {
   const int f = blockIdx.x * blockDim.x + threadIdx.x;
@@ -63,6 +73,7 @@ struct Span {
 };
 const char* kStageNames[] = {"read", "preprocess", "copy", "compute"};
 const char* kStageColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
+const char* kWaitColor = "#e4e4e4";  // a batch in flight between its stages (waiting)
 
 struct Timeline {
   Clock::time_point start = Clock::now();
@@ -105,9 +116,10 @@ void preprocess(const std::vector<std::uint8_t>& raw, std::uint32_t features, fl
 /// A minimal prefetching ring (the reference for exercise 02, without its error handling).
 class Ring {
  public:
-  Ring(const dataset::Index& index, int batches, int workers, int slots, Timeline& tl)
-      : index_(index), batches_(batches), slots_(slots), state_(slots, 0), tl_(tl) {
-    CUDA_CHECK(cudaMallocHost(&memory_, sizeof(float) * slots * kBatch * index.features));
+  /// `memory`: `slots` batches of pinned host memory, owned by the caller, already touched
+  /// (allocated before the clock starts, so that page faults do not count as preprocessing).
+  Ring(const dataset::Index& index, int batches, int workers, int slots, float* memory, Timeline& tl)
+      : index_(index), batches_(batches), slots_(slots), state_(slots, 0), tl_(tl), memory_(memory) {
     for (int w = 0; w < workers; ++w) threads_.emplace_back([this] { work(); });
   }
   ~Ring() {
@@ -117,7 +129,6 @@ class Ring {
     }
     cv_.notify_all();
     for (auto& t : threads_) t.join();
-    cudaFreeHost(memory_);
   }
   float* slot(int b) { return memory_ + static_cast<std::size_t>(b % slots_) * kBatch * index_.features; }
   void wait_ready(int b) {
@@ -171,9 +182,33 @@ class Ring {
 
 struct Result {
   std::string name;
+  int batches = 0;
   double seconds = 0, busy_ms = 0;
   std::vector<Span> spans;
+  double samples_per_second() const { return batches * kBatch / seconds; }
+  double ms_per_batch() const { return 1e3 * seconds / batches; }
+  double gpu_idle() const { return std::max(0.0, 1.0 - busy_ms / (1e3 * seconds)); }
 };
+
+constexpr int kRingSlots = 4;
+
+/// Pinned host memory for `slots` batches, every page touched.
+float* allocate_pinned(int slots, std::size_t floats) {
+  float* p = nullptr;
+  CUDA_CHECK(cudaMallocHost(&p, sizeof(float) * slots * floats));
+  std::fill(p, p + slots * floats, 0.0f);
+  return p;
+}
+
+/// Device memory that has been written once. The simulator's device memory is host memory
+/// mapped on first touch: without this, the first copy into each fresh slot also pays ~1500
+/// page faults (3-8 ms for 6 MB on the development machine, against 0.24 ms of modelled
+/// PCIe time), which drew the first copies of every run as long bars. A GPU has no such cost.
+void allocate_warm(float** p, std::size_t floats) {
+  CUDA_CHECK(cudaMalloc(p, floats * sizeof(float)));
+  CUDA_CHECK(cudaMemset(*p, 0, floats * sizeof(float)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 /// Records the device-side spans of batch b (copy, compute) from events, in timeline ms.
 struct DeviceClock {
@@ -193,14 +228,19 @@ struct DeviceClock {
 };
 
 /// One epoch. mode: 0 sync pageable, 1 sync pinned, 2 workers, 3 workers + overlap.
-Result run(const std::string& name, const dataset::Index& index, int batches, int mode, int workers, float* d_w) {
+Result run(const std::string& name, const dataset::Index& index, int batches, int mode, int workers, int repeats,
+           float* d_w) {
   Result res;
   res.name = name;
-  Timeline tl;
+  res.batches = batches;
   const std::size_t floats = static_cast<std::size_t>(kBatch) * index.features;
   const int depth = 2;
   float* d_x[depth];
-  for (auto& p : d_x) CUDA_CHECK(cudaMalloc(&p, floats * sizeof(float)));
+  for (auto& p : d_x) allocate_warm(&p, floats);
+  float* ring_memory = mode >= 2 ? allocate_pinned(kRingSlots, floats) : nullptr;
+  float* pinned = mode == 1 ? allocate_pinned(1, floats) : nullptr;
+  std::vector<float> pageable(mode == 0 ? floats : 0, 0.0f);
+  Timeline tl;
   cudaStream_t copy_s, comp_s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&copy_s, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamCreateWithFlags(&comp_s, cudaStreamNonBlocking));
@@ -209,11 +249,9 @@ Result run(const std::string& name, const dataset::Index& index, int batches, in
     for (auto* e : {&c0[b], &c1[b], &k0[b], &k1[b]}) CUDA_CHECK(cudaEventCreate(e));
   DeviceClock clock(tl);
   const auto t_start = Clock::now();
+  const double t_start_ms = tl.now();  // the timeline's 0 ms
   const int threads = 256, blocks = (static_cast<int>(index.features) + threads - 1) / threads;
   if (mode <= 1) {
-    std::vector<float> pageable(mode == 0 ? floats : 0);
-    float* pinned = nullptr;
-    if (mode == 1) CUDA_CHECK(cudaMallocHost(&pinned, floats * sizeof(float)));
     float* host = mode == 0 ? pageable.data() : pinned;
     std::vector<std::uint8_t> raw;
     for (int b = 0; b < batches; ++b) {
@@ -227,14 +265,13 @@ Result run(const std::string& name, const dataset::Index& index, int batches, in
       CUDA_CHECK(cudaMemcpyAsync(d_x[0], host, floats * sizeof(float), cudaMemcpyHostToDevice, comp_s));
       CUDA_CHECK(cudaEventRecord(c1[b], comp_s));
       CUDA_CHECK(cudaEventRecord(k0[b], comp_s));
-      train_step_kernel<<<blocks, threads, 0, comp_s>>>(d_w, d_x[0], kBatch, index.features, kRepeats);
+      train_step_kernel<<<blocks, threads, 0, comp_s>>>(d_w, d_x[0], kBatch, index.features, repeats);
       CUDA_CHECK_LAUNCH();
       CUDA_CHECK(cudaEventRecord(k1[b], comp_s));
       CUDA_CHECK(cudaStreamSynchronize(comp_s));
     }
-    if (pinned) CUDA_CHECK(cudaFreeHost(pinned));
   } else {
-    Ring ring(index, batches, workers, 4, tl);
+    Ring ring(index, batches, workers, kRingSlots, ring_memory, tl);
     for (int b = 0; b < batches; ++b) {
       const int s = mode == 3 ? b % depth : 0;
       ring.wait_ready(b);
@@ -246,7 +283,7 @@ Result run(const std::string& name, const dataset::Index& index, int batches, in
       CUDA_CHECK(cudaEventRecord(c1[b], cs));
       if (mode == 3) CUDA_CHECK(cudaStreamWaitEvent(comp_s, c1[b], 0));
       CUDA_CHECK(cudaEventRecord(k0[b], comp_s));
-      train_step_kernel<<<blocks, threads, 0, comp_s>>>(d_w, d_x[s], kBatch, index.features, kRepeats);
+      train_step_kernel<<<blocks, threads, 0, comp_s>>>(d_w, d_x[s], kBatch, index.features, repeats);
       CUDA_CHECK_LAUNCH();
       CUDA_CHECK(cudaEventRecord(k1[b], comp_s));
       if (mode == 2) {
@@ -270,81 +307,229 @@ Result run(const std::string& name, const dataset::Index& index, int batches, in
     for (auto e : {c0[b], c1[b], k0[b], k1[b]}) CUDA_CHECK(cudaEventDestroy(e));
   }
   res.spans = tl.spans;
+  for (Span& sp : res.spans) {
+    sp.begin -= t_start_ms;
+    sp.end -= t_start_ms;
+  }
+  if (pinned) CUDA_CHECK(cudaFreeHost(pinned));
+  if (ring_memory) CUDA_CHECK(cudaFreeHost(ring_memory));
   for (auto& p : d_x) CUDA_CHECK(cudaFree(p));
   CUDA_CHECK(cudaStreamDestroy(copy_s));
   CUDA_CHECK(cudaStreamDestroy(comp_s));
   return res;
 }
 
-/// Draws the spans of each result as one panel of horizontal bars (one row per stage).
-void write_svg(const std::string& path, const std::vector<const Result*>& results) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return;
-  double t_max = 0;
-  for (auto* r : results)
-    for (auto& s : r->spans) t_max = std::max(t_max, s.end);
-  const double W = 1000, left = 170, row = 18, panel = 4 * row + 40;
-  std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' font-family='sans-serif' font-size='12'>\n",
-               W + 20, 40 + panel * results.size());
-  std::fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n<text x='10' y='20' font-size='14'>Timeline per batch "
-               "(ms): read, preprocess, copy, compute</text>\n");
-  for (std::size_t p = 0; p < results.size(); ++p) {
-    const double y0 = 40 + p * panel;
-    std::fprintf(f, "<text x='10' y='%.0f' font-weight='bold'>%s</text>\n", y0 + 12, results[p]->name.c_str());
-    for (int st = 0; st < 4; ++st) {
-      const double y = y0 + 20 + st * row;
-      std::fprintf(f, "<text x='20' y='%.0f'>%s</text>\n", y + 12, kStageNames[st]);
-      for (auto& s : results[p]->spans) {
-        if (s.stage != st) continue;
-        const double x = left + (W - left) * s.begin / t_max, w = std::max(1.0, (W - left) * (s.end - s.begin) / t_max);
-        std::fprintf(f, "<rect x='%.1f' y='%.0f' width='%.1f' height='%.0f' fill='%s' stroke='white' stroke-width='0.5'/>\n",
-                     x, y, w, row - 4, kStageColors[st]);
+/// CPU time of the whole process (all threads) so far, in seconds.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/// One stage measured alone, over the same batches: wall time and the process's CPU time.
+struct StageAlone {
+  std::string name;
+  int batches = 0;
+  double seconds = 0, cpu = 0;
+  double samples_per_second() const { return batches * kBatch / seconds; }
+  double ms_per_batch() const { return 1e3 * seconds / batches; }
+};
+
+/// Measures each stage of the overlapped pipeline on its own: load (read + preprocess by
+/// `workers` threads into the ring, the consumer releasing each batch at once), the pinned
+/// host-to-device copy (back to back on one stream) and the training step (back to back).
+std::vector<StageAlone> measure_stages(const dataset::Index& index, int batches, int workers, int repeats, float* d_w) {
+  const std::size_t floats = static_cast<std::size_t>(kBatch) * index.features;
+  std::vector<StageAlone> out;
+  float* ring_memory = allocate_pinned(kRingSlots, floats);
+  float* d_x = nullptr;
+  allocate_warm(&d_x, floats);
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  {
+    Timeline tl;
+    const double c0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    {
+      Ring ring(index, batches, workers, kRingSlots, ring_memory, tl);
+      for (int b = 0; b < batches; ++b) {
+        ring.wait_ready(b);
+        ring.release(b);
       }
     }
+    out.push_back({"load (read + preprocess, " + std::to_string(workers) + " workers)", batches,
+                   std::chrono::duration<double>(Clock::now() - t0).count(), cpu_seconds() - c0});
   }
-  std::fprintf(f, "<text x='%.0f' y='%.0f'>0 ms</text><text x='%.0f' y='%.0f' text-anchor='end'>%.0f ms</text>\n</svg>\n",
-               left, 30 + panel * results.size(), W, 30 + panel * results.size(), t_max);
+  {
+    const double c0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    for (int b = 0; b < batches; ++b)
+      CUDA_CHECK(cudaMemcpyAsync(d_x, ring_memory + (b % kRingSlots) * floats, floats * sizeof(float), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    out.push_back({"copy (pinned, host to device)", batches, std::chrono::duration<double>(Clock::now() - t0).count(),
+                   cpu_seconds() - c0});
+  }
+  {
+    const int threads = 256, blocks = (static_cast<int>(index.features) + threads - 1) / threads;
+    const double c0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    for (int b = 0; b < batches; ++b) {
+      train_step_kernel<<<blocks, threads, 0, s>>>(d_w, d_x, kBatch, index.features, repeats);
+      CUDA_CHECK_LAUNCH();
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    out.push_back({"compute (training step)", batches, std::chrono::duration<double>(Clock::now() - t0).count(),
+                   cpu_seconds() - c0});
+  }
+  CUDA_CHECK(cudaStreamDestroy(s));
+  CUDA_CHECK(cudaFree(d_x));
+  CUDA_CHECK(cudaFreeHost(ring_memory));
+  return out;
+}
+
+/// Host-to-device bandwidth of `count` copies of one batch from pageable and from pinned
+/// memory (GB/s), each back to back on one stream, timed with events.
+void print_bandwidth(std::size_t floats, int count) {
+  std::vector<float> pageable(floats, 1.0f);
+  float* pinned = allocate_pinned(1, floats);
+  float* d_x = nullptr;
+  allocate_warm(&d_x, floats);
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  double gbs[2];
+  for (int k = 0; k < 2; ++k) {
+    const float* src = k == 0 ? pageable.data() : pinned;
+    CUDA_CHECK(cudaEventRecord(a, 0));
+    for (int i = 0; i < count; ++i)
+      CUDA_CHECK(cudaMemcpyAsync(d_x, src, floats * sizeof(float), cudaMemcpyHostToDevice, 0));
+    CUDA_CHECK(cudaEventRecord(b, 0));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    gbs[k] = count * floats * sizeof(float) / (ms * 1e6);
+  }
+  std::printf("host to device, %d copies of %.1f MB: pageable %.1f GB/s, pinned %.1f GB/s (%.2fx)\n", count,
+              floats * sizeof(float) / 1e6, gbs[0], gbs[1], gbs[1] / gbs[0]);
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  CUDA_CHECK(cudaFree(d_x));
+  CUDA_CHECK(cudaFreeHost(pinned));
+}
+
+/// A tick step of 1, 2 or 5 times a power of ten giving about `ticks` ticks over `range`.
+double nice_step(double range, int ticks) {
+  const double raw = range / ticks, p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+/// One panel of the timeline: a run with its title.
+struct Panel {
+  std::string title;
+  const Result* result;
+};
+
+/// Draws each run as a panel like a profiler's view: two lanes (the link's copies, the GPU's
+/// training steps, so idle gaps show), then one row per batch with its read, preprocess, copy
+/// and compute bars over a grey bar for the time the batch is in flight (waiting between
+/// stages). Each panel has its own time axis in ms.
+void write_svg(const std::string& path, const std::vector<Panel>& panels) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  const double W = 1100, left = 110, right = 20, plot_w = W - left - right;
+  const double lane = 16, row = 10, head = 34, axis = 34, gap = 18;
+  auto panel_height = [&](const Panel& p) { return head + 2 * lane + 8 + p.result->batches * row + axis; };
+  double H = 70;
+  for (const Panel& p : panels) H += panel_height(p) + gap;
+  std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' font-family='DejaVu Sans, sans-serif' "
+               "font-size='11'>\n<rect width='100%%' height='100%%' fill='white'/>\n", W, H);
+  std::fprintf(f, "<text x='10' y='20' font-size='15' font-weight='bold'>Lesson 04: timeline of one epoch per loader "
+               "(one row per batch; lanes: link and GPU)</text>\n");
+  // Legend.
+  double lx = left;
+  for (int st = 0; st < 5; ++st) {
+    const char* color = st < 4 ? kStageColors[st] : kWaitColor;
+    const char* label = st < 4 ? kStageNames[st] : "in flight, waiting";
+    std::fprintf(f, "<rect x='%.0f' y='34' width='14' height='10' fill='%s'/><text x='%.0f' y='43'>%s</text>\n", lx, color,
+                 lx + 18, label);
+    lx += 40 + 7.0 * std::string(label).size();
+  }
+  double y0 = 70;
+  for (const Panel& p : panels) {
+    const Result& r = *p.result;
+    double t_max = 0;
+    for (const Span& s : r.spans) t_max = std::max(t_max, s.end);
+    const double step = nice_step(t_max, 10);
+    t_max = std::ceil(t_max / step) * step;
+    auto X = [&](double ms) { return left + plot_w * ms / t_max; };
+    auto bar = [&](double b, double e, double y, double h, const char* color) {
+      std::fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s'/>\n", X(b), y,
+                   std::max(0.6, X(e) - X(b)), h, color);
+    };
+    std::fprintf(f, "<text x='10' y='%.0f' font-size='13' font-weight='bold'>%s</text>\n", y0 + 14, p.title.c_str());
+    const double top = y0 + head, rows_top = top + 2 * lane + 8, bottom = rows_top + r.batches * row;
+    // Grid lines and the axis.
+    for (double t = 0; t <= t_max + 1e-9; t += step) {
+      std::fprintf(f, "<line x1='%.2f' y1='%.1f' x2='%.2f' y2='%.1f' stroke='#d0d0d0' stroke-width='0.6'/>\n", X(t), top - 2,
+                   X(t), bottom + 4);
+      std::fprintf(f, "<text x='%.2f' y='%.1f' text-anchor='middle'>%g</text>\n", X(t), bottom + 17, t);
+    }
+    std::fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' stroke='black'/>\n", left, bottom + 4, left + plot_w,
+                 bottom + 4);
+    std::fprintf(f, "<text x='%.0f' y='%.1f' text-anchor='middle'>time since the epoch started (ms)</text>\n",
+                 left + plot_w / 2, bottom + 30);
+    // Lanes: the link (copies) and the GPU (training steps).
+    const char* lane_names[] = {"link: copy", "GPU: compute"};
+    for (int l = 0; l < 2; ++l) {
+      const double y = top + l * lane;
+      std::fprintf(f, "<rect x='%.0f' y='%.1f' width='%.0f' height='%.1f' fill='#f6f6f6'/>\n", left, y, plot_w, lane - 3);
+      std::fprintf(f, "<text x='%.0f' y='%.1f' text-anchor='end'>%s</text>\n", left - 6, y + 10, lane_names[l]);
+      for (const Span& s : r.spans)
+        if (s.stage == 2 + l) bar(s.begin, s.end, y, lane - 3, kStageColors[s.stage]);
+    }
+    // One row per batch.
+    for (int b = 0; b < r.batches; ++b) {
+      const double y = rows_top + b * row;
+      double first = 1e300, last = 0;
+      for (const Span& s : r.spans)
+        if (s.batch == b) first = std::min(first, s.begin), last = std::max(last, s.end);
+      if (b % 4 == 0 || b == r.batches - 1)
+        std::fprintf(f, "<text x='%.0f' y='%.1f' text-anchor='end' font-size='9'>batch %d</text>\n", left - 6, y + 8, b);
+      if (last > first) bar(first, last, y + 2, row - 4, kWaitColor);
+      for (const Span& s : r.spans)
+        if (s.batch == b) bar(s.begin, s.end, y, row - 1, kStageColors[s.stage]);
+    }
+    y0 += panel_height(p) + gap;
+  }
+  std::fprintf(f, "</svg>\n");
   std::fclose(f);
 }
 
-/// The same picture through gnuplot (when installed): one box per span.
-void write_png(const std::string& dir, const std::vector<const Result*>& results) {
-  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) return;
-  const std::string data = dir + "/loader_timeline.dat", script = dir + "/loader_timeline.gp";
-  std::FILE* d = std::fopen(data.c_str(), "w");
-  if (!d) return;
-  for (std::size_t p = 0; p < results.size(); ++p)
-    for (auto& s : results[p]->spans)  // x_begin x_end y_low y_high color
-      std::fprintf(d, "%.3f %.3f %.2f %.2f %d\n", s.begin, s.end, p * 5.0 + (3 - s.stage) + 0.1, p * 5.0 + (3 - s.stage) + 0.9, s.stage);
-  std::fclose(d);
-  std::FILE* g = std::fopen(script.c_str(), "w");
-  std::fprintf(g, "set terminal pngcairo size 1200,%d\nset output '%s/loader_timeline.png'\n", 160 + 150 * int(results.size()), dir.c_str());
-  std::fprintf(g, "set title 'Timeline per batch: read, preprocess, copy, compute'\nset xlabel 'ms'\nunset key\n");
-  std::fprintf(g, "set palette defined (0 '%s', 1 '%s', 2 '%s', 3 '%s')\nset cbrange [0:3]\nunset colorbox\n", kStageColors[0],
-               kStageColors[1], kStageColors[2], kStageColors[3]);
-  std::string tics;
-  for (std::size_t p = 0; p < results.size(); ++p)
-    for (int st = 0; st < 4; ++st)
-      tics += (tics.empty() ? "" : ", ") + std::string("'") + results[p]->name + ": " + kStageNames[st] + "' " +
-              std::to_string(p * 5.0 + (3 - st) + 0.5);
-  std::fprintf(g, "set ytics (%s)\nset yrange [-0.5:%f]\n", tics.c_str(), results.size() * 5.0 - 0.5);
-  std::fprintf(g, "plot '%s' using (($1+$2)/2):(($3+$4)/2):(($2-$1)/2):(($4-$3)/2):5 with boxxyerror fs solid 1.0 noborder lc palette\n",
-               data.c_str());
-  std::fclose(g);
-  if (std::system(("gnuplot '" + script + "'").c_str()) != 0) std::fprintf(stderr, "gnuplot failed; the SVG is there\n");
+/// The same picture as PNG, converted by rsvg-convert or ImageMagick when one is installed.
+bool write_png(const std::string& svg, const std::string& png) {
+  const std::string quoted_svg = "'" + svg + "'", quoted_png = "'" + png + "'";
+  if (std::system("command -v rsvg-convert > /dev/null 2>&1") == 0)
+    return std::system(("rsvg-convert -b white -o " + quoted_png + " " + quoted_svg).c_str()) == 0;
+  if (std::system("command -v convert > /dev/null 2>&1") == 0)
+    return std::system(("convert " + quoted_svg + " " + quoted_png).c_str()) == 0;
+  return false;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int batches = 24;
+  int batches = 24, compute_repeats = kComputeRepeats, trials = 3;
   std::string out_dir = "build/04-data-loading";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--batches" && i + 1 < argc) batches = std::max(2, std::atoi(argv[++i]));
+    else if (arg == "--compute-repeats" && i + 1 < argc) compute_repeats = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--trials" && i + 1 < argc) trials = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--out" && i + 1 < argc) out_dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: loader_benchmark [--batches N] [--out DIR]\n");
+      std::fprintf(stderr, "usage: loader_benchmark [--batches N] [--compute-repeats R] [--trials T] [--out DIR]\n");
       return 2;
     }
   }
@@ -363,24 +548,112 @@ int main(int argc, char** argv) {
   std::printf("simulator: copies take the modelled time of the %s link; the training step runs on the CPU\n",
               cudasim::host_link().name.c_str());
 #endif
+  {
+    double load[3] = {0, 0, 0};
+    std::printf("host: %u CPU threads, load average %s\n", std::thread::hardware_concurrency(),
+                getloadavg(load, 3) == 3 ? (std::to_string(load[0]).substr(0, 4) + " " + std::to_string(load[1]).substr(0, 4) + " " +
+                                            std::to_string(load[2]).substr(0, 4)).c_str()
+                                         : "unknown");
+  }
   float* d_w = nullptr;
   CUDA_CHECK(cudaMalloc(&d_w, kFeatures * sizeof(float)));
   CUDA_CHECK(cudaMemset(d_w, 0, kFeatures * sizeof(float)));
-  std::vector<Result> results;
-  results.push_back(run("sync", index, batches, 0, 0, d_w));
-  results.push_back(run("+ pinned", index, batches, 1, 0, d_w));
-  for (int w : {1, 2, 4}) results.push_back(run("+ " + std::to_string(w) + " worker" + (w > 1 ? "s" : ""), index, batches, 2, w, d_w));
-  results.push_back(run("+ overlap (4 workers)", index, batches, 3, 4, d_w));
-  std::printf("\n%-24s %12s %12s %10s\n", "loader", "samples/s", "ms/batch", "GPU idle");
-  for (const Result& r : results)
-    std::printf("%-24s %12.0f %12.2f %9.0f%%\n", r.name.c_str(), batches * kBatch / r.seconds, 1e3 * r.seconds / batches,
-                100.0 * std::max(0.0, 1.0 - r.busy_ms / (1e3 * r.seconds)));
+
+  struct Config {
+    std::string name;
+    int repeats;
+    std::vector<StageAlone> stages;
+    std::vector<Result> results;
+    struct Trial {
+      StageAlone slowest;
+      double stages_cpu_ms = 0;  // CPU ms per batch of all stages alone, together
+      double pipeline = 0, idle = 0;
+      double percent() const { return 100.0 * pipeline / slowest.samples_per_second(); }
+    };
+    std::vector<Trial> trials;
+  };
+  auto make_trial = [](const std::vector<StageAlone>& stages, const Result& overlap) {
+    Config::Trial t;
+    t.slowest = *std::min_element(stages.begin(), stages.end(), [](const StageAlone& a, const StageAlone& b) {
+      return a.samples_per_second() < b.samples_per_second();
+    });
+    for (const StageAlone& s : stages) t.stages_cpu_ms += 1e3 * s.cpu / s.batches;
+    t.pipeline = overlap.samples_per_second();
+    t.idle = overlap.gpu_idle();
+    return t;
+  };
+  print_bandwidth(static_cast<std::size_t>(kBatch) * index.features, 16);
+  std::vector<Config> configs = {{"loading-bound", kLoadingRepeats, {}, {}, {}}, {"compute-bound", compute_repeats, {}, {}, {}}};
+  const int workers = 4;
+  for (Config& c : configs) {
+    std::printf("\n== %s: training step = %d passes over the batch ==\n", c.name.c_str(), c.repeats);
+    c.stages = measure_stages(index, batches, workers, c.repeats, d_w);
+    std::printf("%-40s %12s %12s %14s\n", "stage, measured alone", "samples/s", "ms/batch", "CPU ms/batch");
+    for (const StageAlone& s : c.stages)
+      std::printf("%-40s %12.0f %12.2f %14.2f\n", s.name.c_str(), s.samples_per_second(), s.ms_per_batch(), 1e3 * s.cpu / s.batches);
+    c.results.push_back(run("sync", index, batches, 0, 0, c.repeats, d_w));
+    c.results.push_back(run("+ pinned", index, batches, 1, 0, c.repeats, d_w));
+    for (int w : {1, 2, 4})
+      c.results.push_back(run("+ " + std::to_string(w) + " worker" + (w > 1 ? "s" : ""), index, batches, 2, w, c.repeats, d_w));
+    c.results.push_back(run("+ overlap (4 workers)", index, batches, 3, workers, c.repeats, d_w));
+    std::printf("\n%-40s %12s %12s %10s\n", "loader", "samples/s", "ms/batch", "GPU idle");
+    for (const Result& r : c.results)
+      std::printf("%-40s %12.0f %12.2f %9.0f%%\n", r.name.c_str(), r.samples_per_second(), r.ms_per_batch(), 100.0 * r.gpu_idle());
+    c.trials.push_back(make_trial(c.stages, c.results.back()));
+    // More trials of (each stage alone, then the overlapped pipeline): the machine's noise.
+    for (int t = 1; t < trials; ++t) {
+      const std::vector<StageAlone> stages = measure_stages(index, batches, workers, c.repeats, d_w);
+      const Result overlap = run("+ overlap (4 workers)", index, batches, 3, workers, c.repeats, d_w);
+      c.trials.push_back(make_trial(stages, overlap));
+    }
+  }
+
+  std::printf("\n== the overlapped pipeline (4 workers) against its slowest stage measured alone, %d trial%s ==\n", trials,
+              trials > 1 ? "s" : "");
+  std::printf("%-14s %5s %-26s %10s %10s %8s %9s %14s\n", "configuration", "trial", "slowest stage (alone)", "stage/s",
+              "pipeline/s", "% of it", "GPU idle", "CPU ms/batch*");
+  for (const Config& c : configs) {
+    for (std::size_t t = 0; t < c.trials.size(); ++t) {
+      const Config::Trial& tr = c.trials[t];
+      const std::string stage = tr.slowest.name.substr(0, tr.slowest.name.find(' '));
+      std::printf("%-14s %5zu %-26s %10.0f %10.0f %7.0f%% %8.0f%% %6.2f / %5.2f\n", c.name.c_str(), t + 1,
+                  (stage + " (" + std::to_string(tr.slowest.ms_per_batch()).substr(0, 5) + " ms/batch)").c_str(),
+                  tr.slowest.samples_per_second(), tr.pipeline, tr.percent(), 100.0 * tr.idle, tr.stages_cpu_ms,
+                  tr.slowest.ms_per_batch());
+    }
+    std::vector<double> pct, idle;
+    for (const Config::Trial& tr : c.trials) pct.push_back(tr.percent()), idle.push_back(100.0 * tr.idle);
+    std::sort(pct.begin(), pct.end());
+    std::sort(idle.begin(), idle.end());
+    std::printf("%-14s %5s %-26s %10s %10s %7.0f%% %8.0f%%   (range %.0f-%.0f%%, idle %.0f-%.0f%%)\n", c.name.c_str(), "med.", "",
+                "", "", pct[pct.size() / 2], idle[idle.size() / 2], pct.front(), pct.back(), idle.front(), idle.back());
+  }
+  std::printf("* CPU ms per batch of all stages together (each measured alone) / the slowest stage's ms per batch. On the\n"
+              "  simulator the loader, the copy engine and the training step share the host's cores: where the first figure\n"
+              "  exceeds what the free cores give in the second, the pipeline cannot reach its slowest stage's rate.\n");
+
   fs::create_directories(out_dir);
-  const std::vector<const Result*> drawn = {&results[1], &results[4], &results[5]};
-  write_svg(out_dir + "/loader_timeline.svg", drawn);
-  write_png(out_dir, drawn);
-  std::printf("\ntimeline: %s/loader_timeline.svg%s\n", out_dir.c_str(),
-              fs::exists(out_dir + "/loader_timeline.png") ? " and .png" : "");
+  std::vector<Panel> panels;
+  for (const Config& c : configs)
+    for (const Result* r : {&c.results[1], &c.results.back()}) {
+      char title[256];
+      std::snprintf(title, sizeof title, "%s, %s: %.2f ms/batch, %.0f samples/s, GPU idle %.0f%%", c.name.c_str(), r->name.c_str(),
+                    r->ms_per_batch(), r->samples_per_second(), 100.0 * r->gpu_idle());
+      panels.push_back({title, r});
+    }
+  // Every span of every run, for your own analysis.
+  if (std::FILE* csv = std::fopen((out_dir + "/loader_timeline.csv").c_str(), "w")) {
+    std::fprintf(csv, "configuration,loader,batch,stage,begin_ms,end_ms\n");
+    for (const Config& c : configs)
+      for (const Result& r : c.results)
+        for (const Span& s : r.spans)
+          std::fprintf(csv, "%s,%s,%d,%s,%.3f,%.3f\n", c.name.c_str(), r.name.c_str(), s.batch, kStageNames[s.stage], s.begin, s.end);
+    std::fclose(csv);
+  }
+  const std::string svg = out_dir + "/loader_timeline.svg", png = out_dir + "/loader_timeline.png";
+  write_svg(svg, panels);
+  const bool have_png = write_png(svg, png);
+  std::printf("\ntimeline: %s%s\n", svg.c_str(), have_png ? " and .png" : " (no PNG: install rsvg-convert or ImageMagick)");
   CUDA_CHECK(cudaFree(d_w));
   fs::remove_all(dir);
   return 0;
