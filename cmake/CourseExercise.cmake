@@ -18,9 +18,13 @@ set(COURSE_SIM_INSTRUMENT_FLAGS
     -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -fno-vectorize
     -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
 
-# course_cuda_sources(target file.cu... [UNINSTRUMENTED])
+# course_cuda_sources(target file.cu... [UNINSTRUMENTED] [RUNTIME library])
+# RUNTIME replaces the simulator library the target links (default: cudasim).
 function(course_cuda_sources target)
-  cmake_parse_arguments(CU "UNINSTRUMENTED" "" "" ${ARGN})
+  cmake_parse_arguments(CU "UNINSTRUMENTED" "RUNTIME" "" ${ARGN})
+  if(NOT CU_RUNTIME)
+    set(CU_RUNTIME cudasim)
+  endif()
   set(options "")
   if(NOT CU_UNINSTRUMENTED AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     set(options ${COURSE_SIM_INSTRUMENT_FLAGS})
@@ -48,7 +52,7 @@ function(course_cuda_sources target)
   if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
     target_link_libraries(${target} PRIVATE CUDA::cudart)
   else()
-    target_link_libraries(${target} PRIVATE cudasim)
+    target_link_libraries(${target} PRIVATE ${CU_RUNTIME})
   endif()
 endfunction()
 

@@ -37,7 +37,8 @@ bool FiberStack::in_guard(const void* address) const noexcept {
 
 }  // namespace cudasim::detail
 
-#if defined(__x86_64__)
+// CUDASIM_PORTABLE_CONTEXT forces the ucontext fallback (to test it on x86-64).
+#if defined(__x86_64__) && !defined(CUDASIM_PORTABLE_CONTEXT)
 
 // switch_context(from = rdi, to = rsi): push the System V callee-saved registers on the current
 // stack, store rsp into from, load rsp from to, and pop the same set in reverse. `ret` then
@@ -102,7 +103,7 @@ void make_context(FiberContext& context, FiberStack& stack, void (*entry)(void*)
 
 }  // namespace cudasim::detail
 
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && !defined(CUDASIM_PORTABLE_CONTEXT)
 
 // switch_context(from = x0, to = x1): store x19-x30 and d8-d15 (the AAPCS64 callee-saved
 // set) below sp, save sp into from, load sp from to, restore, and return through x30.
@@ -192,11 +193,12 @@ void switch_context(FiberContext& from, FiberContext& to) noexcept {
 }
 
 void make_context(FiberContext& context, FiberStack& stack, void (*entry)(void*), void* argument) {
-  auto* portable = new PortableContext();
+  // A fiber's context is remade each time the fiber is reused: keep its allocation.
+  auto* portable = context.stack_pointer != nullptr ? static_cast<PortableContext*>(context.stack_pointer)
+                                                    : new PortableContext();
   getcontext(&portable->context);
-  const std::size_t size = 256 * 1024;
-  portable->context.uc_stack.ss_sp = stack.top() - size;
-  portable->context.uc_stack.ss_size = size;
+  portable->context.uc_stack.ss_sp = stack.base();
+  portable->context.uc_stack.ss_size = stack.size();
   portable->context.uc_link = nullptr;
   // makecontext passes int arguments; split the pointers into halves.
   const auto e = reinterpret_cast<std::uintptr_t>(entry);

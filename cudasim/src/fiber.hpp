@@ -29,6 +29,8 @@ class FiberStack {
   FiberStack& operator=(const FiberStack&) = delete;
 
   char* top() const noexcept { return base_ + size_; }
+  char* base() const noexcept { return base_; }
+  std::size_t size() const noexcept { return size_; }
   /// True when `address` lies in the guard page (used to name a stack overflow).
   bool in_guard(const void* address) const noexcept;
 
