@@ -457,25 +457,29 @@ cudaError_t cudaMemset(void* ptr, int value, size_t count) {
   return record_error(sticky_error());
 }
 
-cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
-                                cudaStream_t stream) {
+namespace {
+/// Checks a peer copy's devices and that each pointer is memory of its device.
+cudaError_t check_peer_copy(void* dst, int dst_device, const void* src, int src_device, size_t count) {
   if (dst_device < 0 || dst_device >= device_count() || src_device < 0 || src_device >= device_count())
-    return record_error(cudaErrorInvalidDevice);
+    return cudaErrorInvalidDevice;
   if (count != 0 && (device_of(dst) != dst_device || device_of(src) != src_device)) {
     report("cudaMemcpyPeer: the destination %p is not memory of device %d or the source %p is not memory of "
            "device %d", dst, dst_device, src, src_device);
-    return record_error(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
   }
+  return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
+                                cudaStream_t stream) {
+  const cudaError_t valid = check_peer_copy(dst, dst_device, src, src_device, count);
+  if (valid != cudaSuccess) return record_error(valid);
   return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
 }
 
 cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count) {
-  if (dst_device < 0 || dst_device >= device_count() || src_device < 0 || src_device >= device_count())
-    return record_error(cudaErrorInvalidDevice);
-  if (count != 0 && (device_of(dst) != dst_device || device_of(src) != src_device)) {
-    report("cudaMemcpyPeer: the destination %p is not memory of device %d or the source %p is not memory of "
-           "device %d", dst, dst_device, src, src_device);
-    return record_error(cudaErrorInvalidValue);
-  }
+  const cudaError_t valid = check_peer_copy(dst, dst_device, src, src_device, count);
+  if (valid != cudaSuccess) return record_error(valid);
   return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
 }
