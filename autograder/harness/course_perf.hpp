@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "course_test.hpp"  // count_global_traffic
 #include "cuda_check.hpp"
 
 #include <algorithm>
@@ -40,16 +41,6 @@
 #include <string>
 #include <vector>
 
-#ifdef CUDASIM
-#include <cudasim/stats.hpp>
-// Weak references: the simulator's counters may not be implemented yet; a missing function
-// then reads as "not counted" instead of breaking the link.
-namespace cudasim {
-bool stats_available() __attribute__((weak));
-void reset_stats() __attribute__((weak));
-std::vector<KernelStats> kernel_stats() __attribute__((weak));
-}  // namespace cudasim
-#endif
 
 namespace course {
 namespace perf {
@@ -118,20 +109,10 @@ inline void measure(const std::string& name, double bytes, double flops, const s
   char line[512];
 #ifdef CUDASIM
   // Deterministic counts: one run is enough.
-  const bool counted = cudasim::stats_available && cudasim::reset_stats && cudasim::kernel_stats &&
-                       cudasim::stats_available();
-  std::uint64_t global = 0, launches = 0;
-  if (counted) cudasim::reset_stats();
-  launch(0);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  if (counted) {
-    for (const auto& k : cudasim::kernel_stats()) {
-      global += k.global_bytes();
-      launches += k.launches;
-    }
-  }
+  const course::test::GlobalTraffic traffic = course::test::count_global_traffic([&] { launch(0); });
   std::snprintf(line, sizeof line, "perf %s backend=sim counted=%d global_bytes=%llu launches=%llu bytes=%.0f flops=%.0f",
-                name.c_str(), counted ? 1 : 0, (unsigned long long)global, (unsigned long long)launches, bytes, flops);
+                name.c_str(), traffic.counted ? 1 : 0, (unsigned long long)traffic.bytes(),
+                (unsigned long long)traffic.launches, bytes, flops);
 #else
   int device = 0, l2 = 0;
   CUDA_CHECK(cudaGetDevice(&device));

@@ -31,19 +31,13 @@
 
 #ifdef CUDASIM
 #include <cudasim/stats.hpp>
-namespace cudasim {  // weak: a simulator without counters still links (bytes from the model)
-bool stats_available() __attribute__((weak));
-void reset_stats() __attribute__((weak));
-std::vector<KernelStats> kernel_stats() __attribute__((weak));
-}  // namespace cudasim
 #endif
 
 namespace {
 
 bool counters_available() {
 #ifdef CUDASIM
-  return cudasim::stats_available != nullptr && cudasim::reset_stats != nullptr &&
-         cudasim::kernel_stats != nullptr && cudasim::stats_available();
+  return cudasim::stats_available();
 #else
   return false;
 #endif
