@@ -1,18 +1,29 @@
-// The block scheduler: runs the threads of one block as fibers on the calling OS thread.
+// The block scheduler: runs the threads of one block on the calling OS thread.
 //
 // A block starts with a single fiber that runs threads one after another in a plain loop
-// (BoundKernel::run_threads). Only when a thread waits (at __syncthreads or a warp operation)
-// is its fiber parked with it and a new fiber started for the next thread, so a kernel
-// without barriers costs one fiber per block, and one with barriers one fiber per thread.
+// (BoundKernel::run_threads). A thread that waits does so in one of two ways:
 //
-// A fiber that cannot go on (it waits, or it ran out of threads to start) switches directly to
-// the next fiber that can, so a barrier costs one context switch per thread; control returns
-// to the worker's own stack only when the block is done or has faulted.
+//   * Suspended coroutine. A kernel whose own body calls __syncthreads is compiled as a
+//     coroutine (the rewrite turns the barrier into `co_await`), so at a barrier the thread's
+//     live locals are already saved in its small frame and the call simply returns to the loop,
+//     which starts the next thread. Once all have arrived, the barrier is released and a fiber
+//     with nothing of its own to do resumes the threads one after another. No stack switch at
+//     all: the code between two barriers runs as a loop over the block's threads.
+//   * Parked fiber. A barrier inside a __device__ function, and every warp operation, parks the
+//     fiber the thread runs on, and a new fiber continues with the next thread, so such a
+//     kernel costs one fiber per thread. A fiber that cannot go on (it waits, or it ran out of
+//     threads to start) switches directly to the next fiber that can, so a barrier costs one
+//     context switch per thread.
+//
+// Both kinds mix freely in one block (a coroutine thread may park its fiber in a warp shuffle).
+// Control returns to the worker's own stack only when the block is done or has faulted.
 //
 // Waiting threads are released when every live thread of the block waits at the same
 // __syncthreads (the same call site), or every lane of a warp operation's mask has arrived.
 // When nothing can run and somebody still waits, the block can never finish on a GPU either:
 // that is reported with both threads and both call sites instead of hanging.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "cudasim/coroutine.hpp"
 #include "fiber.hpp"
 #include "internal.hpp"
 
@@ -51,6 +63,9 @@ std::size_t fiber_stack_bytes() {
 struct Fiber {
   FiberContext context;
   std::unique_ptr<FiberStack> stack;
+  /// Left by a block that finished normally: the fiber waits in fiber_main for its next block,
+  /// so it can be resumed as it is instead of being given a fresh frame.
+  bool idle_in_fiber_main = false;
 };
 
 /// None: not started, running, or exited (which one follows from the cursor and the running
@@ -59,7 +74,8 @@ enum class WaitKind : unsigned char { None, Barrier, Warp, Runnable };
 
 /// Why a parked thread waits, for releasing it and for reports.
 struct ThreadSlot {
-  Fiber* fiber = nullptr;
+  Fiber* fiber = nullptr;                // the parked fiber, or null for a suspended coroutine
+  std::coroutine_handle<> coroutine;     // the suspended coroutine, if it waits as one
   uint3 index{0, 0, 0};  // its threadIdx, restored when it resumes
   WaitKind wait = WaitKind::None;
   const char* file = nullptr;
@@ -126,6 +142,7 @@ struct BlockRun {
   std::size_t runnable_head = 0;
   unsigned waiting = 0;            // parked threads
   std::vector<Fiber*> fibers;      // fibers this block used, returned to the pool at its end
+  std::vector<Fiber*> free_fibers;  // fibers holding no thread, ready to resume coroutines
   std::vector<ThreadSlot> slots;  // sized on the first wait (plain-loop blocks never need it)
   std::vector<WarpState> warps;
   // The barrier being gathered: its waiters in arrival order (which is thread order, since
@@ -134,6 +151,7 @@ struct BlockRun {
   std::vector<unsigned> barrier_waiters;
   const char* barrier_file = nullptr;
   unsigned barrier_line = 0;
+  BarrierKind barrier_kind = BarrierKind::Plain;
   bool barrier_mixed = false;
   unsigned warp_waiters = 0;
   // Result of the barrier most recently released; read by each thread as it resumes.
@@ -141,17 +159,91 @@ struct BlockRun {
   int barrier_participants = 0;
   unsigned barriers_released = 0;
   bool faulted = false;
+
+  /// Trades this block's vectors with `spare` (whose memory a worker keeps from block to block:
+  /// it runs thousands of small blocks, and an allocation each would show).
+  void swap_vectors(BlockRun& spare) noexcept {
+    runnable.swap(spare.runnable);
+    fibers.swap(spare.fibers);
+    free_fibers.swap(spare.free_fibers);
+    slots.swap(spare.slots);
+    warps.swap(spare.warps);
+    barrier_waiters.swap(spare.barrier_waiters);
+  }
+
+  /// Starts a block: everything back to its initial state (the vectors keep their memory).
+  void begin(LaunchState& state, const uint3& index, const dim3& extent) {
+    launch = &state;
+    block_index = index;
+    cursor = ThreadCursor{};
+    cursor.num_threads = static_cast<std::size_t>(extent.x) * extent.y * extent.z;
+    cursor.block_dim = extent;
+    runnable.clear();
+    runnable_head = 0;
+    waiting = 0;
+    fibers.clear();
+    free_fibers.clear();
+    slots.clear();
+    warps.clear();
+    barrier_waiters.clear();
+    barrier_file = nullptr;
+    barrier_line = 0;
+    barrier_kind = BarrierKind::Plain;
+    barrier_mixed = false;
+    warp_waiters = 0;
+    barrier_count = 0;
+    barrier_participants = 0;
+    barriers_released = 0;
+    faulted = false;
+  }
+};
+
+/// Where the coroutine frames of a block's threads live: one reserved address range per worker,
+/// handed out by bumping a pointer and reset when a block starts. One fixed range so that the
+/// memory instrumentation can tell a thread's locals (in its frame) from host memory.
+class FrameArena {
+ public:
+  static constexpr std::size_t kReservedBytes = std::size_t{256} << 20;
+
+  void* allocate(std::size_t bytes) {
+    if (base_ == nullptr) reserve();
+    const std::size_t rounded = (bytes + 15) & ~std::size_t{15};
+    if (rounded > kReservedBytes - used_)
+      throw KernelTrap{"the locals of this block's threads need more than 256 MiB in the simulator "
+                       "(a very large local array?)"};
+    void* frame = base_ + used_;
+    used_ += rounded;
+    return frame;
+  }
+  void reset() noexcept { used_ = 0; }
+  const unsigned char* begin() const noexcept { return base_; }
+  const unsigned char* end() const noexcept { return base_ == nullptr ? nullptr : base_ + kReservedBytes; }
+
+  void reserve() {
+    if (base_ != nullptr) return;
+    // Address space only: pages are committed as frames touch them.
+    void* mapping = mmap(nullptr, kReservedBytes, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) throw KernelTrap{"cannot reserve memory for the threads' locals"};
+    base_ = static_cast<unsigned char*>(mapping);
+  }
+
+ private:
+  unsigned char* base_ = nullptr;
+  std::size_t used_ = 0;
 };
 
 /// Per-OS-thread simulator state: the scheduler's own context, a pool of fibers and stacks,
-/// the dynamic shared memory buffer. Fibers never move between OS threads, which is what makes
+/// the coroutine frames, the dynamic shared memory buffer. Fibers never move between OS threads, which is what makes
 /// `static thread_local` work as __shared__.
 struct Worker {
   FiberContext scheduler_context;
   std::vector<std::unique_ptr<Fiber>> fibers;
   std::vector<Fiber*> idle_fibers;
   BlockRun* block = nullptr;
+  BlockRun spare;  // only its vectors' memory, lent to each block in turn
   Fiber* current = nullptr;
+  FrameArena frames;
   // On the heap, not in the thread-local block itself: every OS thread of the process would
   // otherwise carry it.
   std::unique_ptr<unsigned char, void (*)(void*)> dynamic_shared{
@@ -214,8 +306,9 @@ Fiber* acquire_fiber(Worker& w) {
     fiber = w.fibers.back().get();
     fiber->stack = std::make_unique<FiberStack>(fiber_stack_bytes());
   }
-  // Always start from a fresh frame: a fiber abandoned by a faulted block may hold one.
-  make_context(fiber->context, *fiber->stack, &fiber_main, fiber);
+  // A fiber abandoned by a faulted block may still hold a thread's frames: start it afresh.
+  if (!fiber->idle_in_fiber_main) make_context(fiber->context, *fiber->stack, &fiber_main, fiber);
+  fiber->idle_in_fiber_main = false;
   return fiber;
 }
 
@@ -233,44 +326,63 @@ void note_stack(Fiber* fiber) {
   instrumentation_set_stack(fiber->stack->top() - fiber_stack_bytes(), fiber->stack->top());
 }
 
-/// The fiber to run next in this block (threadIdx already set for it), or null when nothing can
-/// run now: released threads first, in release order, then a new fiber for the next thread that
-/// has not started.
-Fiber* pick_next(Worker& w, BlockRun& b) {
+unsigned pop_runnable(BlockRun& b) {
+  const unsigned t = b.runnable[b.runnable_head++];
+  if (b.runnable_head == b.runnable.size()) {
+    b.runnable.clear();
+    b.runnable_head = 0;
+  }
+  return t;
+}
+
+/// A fiber that holds no thread: one of the block's free fibers, or a new one. It goes on in
+/// fiber_main, starting threads or resuming suspended coroutines.
+Fiber* free_fiber(Worker& w, BlockRun& b) {
+  Fiber* fiber;
+  if (!b.free_fibers.empty()) {
+    fiber = b.free_fibers.back();
+    b.free_fibers.pop_back();
+  } else {
+    fiber = acquire_fiber(w);
+    b.fibers.push_back(fiber);
+  }
+  note_stack(fiber);
+  return fiber;
+}
+
+/// The fiber to run next in this block, or null when nothing can run now: released threads
+/// first, in release order, then the threads that have not started. A released thread parked
+/// on a fiber resumes there (threadIdx already set for it); a suspended coroutine and an
+/// unstarted thread need a fiber holding no thread: `self` when it is free (`self_free`: the
+/// caller then returns to fiber_main, which runs them), another one otherwise.
+Fiber* pick_next(Worker& w, BlockRun& b, Fiber* self, bool self_free) {
   if (b.runnable_head < b.runnable.size()) {
-    const unsigned t = b.runnable[b.runnable_head++];
-    if (b.runnable_head == b.runnable.size()) {
-      b.runnable.clear();
-      b.runnable_head = 0;
-    }
-    ThreadSlot& s = b.slots[t];
+    ThreadSlot& s = b.slots[b.runnable[b.runnable_head]];
+    if (s.coroutine) return self_free ? self : free_fiber(w, b);
+    pop_runnable(b);
     s.wait = WaitKind::None;
     threadIdx = s.index;
     note_stack(s.fiber);
     return s.fiber;
   }
-  if (b.cursor.has_unstarted()) {
-    Fiber* fiber = acquire_fiber(w);
-    b.fibers.push_back(fiber);
-    note_stack(fiber);
-    return fiber;
-  }
+  if (b.cursor.has_unstarted()) return self_free ? self : free_fiber(w, b);
   return nullptr;
 }
 
-/// Called on a fiber that cannot go on (its thread waits, or it has no thread left to start):
+/// Called on a fiber that cannot go on (its thread waits, or it has nothing left to run):
 /// runs the next fiber of the block directly, releasing a barrier first when every live thread
-/// waits at it. Returns when this fiber is resumed. Goes back to the worker's own stack when
-/// the block is finished or has faulted.
-void switch_away(Worker& w, Fiber* self) {
+/// waits at it. Returns when this fiber is resumed (or at once when it is itself the one to
+/// go on). Goes back to the worker's own stack when the block is finished or has faulted.
+void switch_away(Worker& w, Fiber* self, bool self_free) {
   BlockRun& b = *w.block;
   for (;;) {
-    Fiber* next = b.faulted ? nullptr : pick_next(w, b);
+    Fiber* next = b.faulted ? nullptr : pick_next(w, b, self, self_free);
     if (next == nullptr && !b.faulted && b.waiting > 0) {
       resolve_waiting(b);  // releases everybody into `runnable`, or faults the block
       continue;
     }
-    if (next == self) return;  // this fiber's own thread is the next to resume: no switch
+    if (next == self) return;  // this fiber itself goes on: no switch
+    if (self_free && next != nullptr) b.free_fibers.push_back(self);
     w.current = next;
     switch_context(self->context, next != nullptr ? next->context : w.scheduler_context);
     return;
@@ -278,7 +390,29 @@ void switch_away(Worker& w, Fiber* self) {
 }
 
 /// Called on a fiber: parks the running thread until it is released and resumed.
-void park(Worker& w) { switch_away(w, w.current); }
+void park(Worker& w) { switch_away(w, w.current, false); }
+
+/// On a free fiber: resumes released coroutine threads one after another, releasing the next
+/// barrier whenever every live thread waits at one, until the block is done or the next thread
+/// to run is parked on a fiber of its own.
+void resume_suspended_threads(BlockRun& b) {
+  for (;;) {
+    if (b.faulted) return;
+    if (b.runnable_head < b.runnable.size()) {
+      ThreadSlot& s = b.slots[b.runnable[b.runnable_head]];
+      if (!s.coroutine) return;  // parked on a fiber: switch_away goes there
+      pop_runnable(b);
+      s.wait = WaitKind::None;
+      threadIdx = s.index;
+      const std::coroutine_handle<> thread = s.coroutine;
+      s.coroutine = nullptr;
+      thread.resume();  // runs to its next barrier or its end
+      continue;
+    }
+    if (b.cursor.has_unstarted() || b.waiting == 0) return;
+    resolve_waiting(b);
+  }
+}
 
 void fault_current_thread(Worker& w, cudaError_t error, const std::string& message) {
   BlockRun& b = *w.block;
@@ -293,6 +427,7 @@ void fiber_main(void* argument) {
     BlockRun& b = *w.block;
     try {
       b.launch->kernel->run_threads(b.cursor);
+      resume_suspended_threads(b);
     } catch (const KernelFault& fault) {
       fault_current_thread(w, fault.error, fault.message);
     } catch (const KernelTrap& trap) {
@@ -303,18 +438,23 @@ void fiber_main(void* argument) {
     } catch (...) {
       fault_current_thread(w, cudaErrorLaunchFailure, "uncaught exception of unknown type");
     }
-    // No thread left to start on this fiber: hand over to whoever can run. A fiber is never
-    // resumed after this within its block; the next block that takes it remakes its frame.
-    switch_away(w, self);
+    // Nothing left for this fiber to run: hand over to whoever can run. It may be resumed, as a
+    // free fiber, to start threads or resume coroutines; the next block that takes it remakes
+    // its frame.
+    switch_away(w, self, true);
   }
 }
 
-inline void ensure_slots(BlockRun& b) {
-  if (!b.slots.empty()) return;
+__attribute__((noinline)) void make_slots(BlockRun& b) {
   b.slots.resize(b.cursor.num_threads);
   b.runnable.reserve(b.cursor.num_threads);
   b.barrier_waiters.reserve(b.cursor.num_threads);
   b.warps.resize((b.cursor.num_threads + kWarpSize - 1) / kWarpSize);
+}
+
+/// The per-thread state is made on the first wait: blocks that never wait need none.
+inline void ensure_slots(BlockRun& b) {
+  if (__builtin_expect(b.slots.empty(), 0)) make_slots(b);
 }
 
 /// Lanes that exist in warp `warp` (the last warp of a block may be partial).
@@ -397,13 +537,12 @@ std::uint64_t lane_result(const WarpGroup& g, unsigned lane) {
 /// at one __syncthreads (release them), or the block is stuck (report it and fail the block).
 void resolve_waiting(BlockRun& b) {
   if (b.warp_waiters == 0 && !b.barrier_mixed) {
-    // Every live thread waits at one __syncthreads: release them in arrival order.
+    // Every live thread waits at one __syncthreads: release them in arrival order. (Their
+    // wait stays Barrier until each is resumed: nobody looks at it before, since this runs only
+    // when nothing else can.)
     int count = 0;
-    for (unsigned t : b.barrier_waiters) {
-      ThreadSlot& s = b.slots[t];
-      count += s.predicate != 0;
-      s.wait = WaitKind::Runnable;
-    }
+    if (b.barrier_kind != BarrierKind::Plain)
+      for (unsigned t : b.barrier_waiters) count += b.slots[t].predicate != 0;
     b.barrier_count = count;
     b.barrier_participants = static_cast<int>(b.barrier_waiters.size());
     if (shuffle_enabled()) {
@@ -487,18 +626,29 @@ void resolve_waiting(BlockRun& b) {
 
 void* dynamic_shared_memory_of_this_thread() { return worker().dynamic_shared.get(); }
 
+void* allocate_thread_frame(std::size_t bytes) { return worker().frames.allocate(bytes); }
+
+void thread_frame_range(const void*& begin, const void*& end) {
+  FrameArena& frames = worker().frames;
+  frames.reserve();
+  begin = frames.begin();
+  end = frames.end();
+}
+
 bool run_block(LaunchState& launch, unsigned long long linear_block) {
   Worker& w = worker();
   const dim3 grid = launch.config.grid;
   const dim3 block = launch.config.block;
 
+  // On this stack, not in the thread-local worker: the kernel's inlined thread loop reads and
+  // writes the cursor, and the memory instrumentation takes thread-local storage for shared
+  // memory.
   BlockRun b;
-  b.launch = &launch;
-  b.block_index = uint3{static_cast<unsigned>(linear_block % grid.x),
-                        static_cast<unsigned>((linear_block / grid.x) % grid.y),
-                        static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))};
-  b.cursor.num_threads = block.x * block.y * block.z;
-  b.cursor.block_dim = block;
+  b.swap_vectors(w.spare);
+  b.begin(launch,
+          uint3{static_cast<unsigned>(linear_block % grid.x), static_cast<unsigned>((linear_block / grid.x) % grid.y),
+                static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))},
+          block);
 
   blockIdx = b.block_index;
   threadIdx = uint3{0, 0, 0};  // 1-D blocks only ever update .x
@@ -510,29 +660,40 @@ bool run_block(LaunchState& launch, unsigned long long linear_block) {
 
   // The first fiber runs threads in a plain loop; fibers hand over to each other from then on
   // and come back here only when the block is finished or has faulted.
-  Fiber* first = pick_next(w, b);
+  w.frames.reset();
+  Fiber* first = free_fiber(w, b);
   w.current = first;
   switch_context(w.scheduler_context, first->context);
   w.current = nullptr;
+  // Threads of a faulted block may still be suspended: end them (their locals' destructors run).
+  for (ThreadSlot& s : b.slots)
+    if (s.coroutine) s.coroutine.destroy();
 
   instrumentation_end_block(launch);
   w.block = nullptr;
   running_thread().launch = nullptr;
-  for (Fiber* f : b.fibers) w.idle_fibers.push_back(f);
+  for (Fiber* f : b.fibers) {
+    // After a normal end every fiber of the block is back in fiber_main's switch_away.
+    f->idle_in_fiber_main = !b.faulted;
+    w.idle_fibers.push_back(f);
+  }
+  b.swap_vectors(w.spare);
   return !b.faulted;
 }
 
-int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned line) {
-  Worker& w = worker();
-  BlockRun* b = w.block;
-  if (b == nullptr) {
-    report("%s() called outside a kernel at %s:%u; ignored", barrier_name(kind), file, line);
-    return 0;
-  }
+namespace {
+
+/// Records the running thread as waiting at a barrier (as a parked fiber when `fiber` is set,
+/// else as the suspended coroutine `coroutine`).
+/// Hot: every thread of a kernel with barriers comes here at every barrier, so it is kept to a
+/// few stores (the per-thread call site only matters for reports).
+inline void arrive_at_barrier(BlockRun* b, Fiber* fiber, std::coroutine_handle<> coroutine, BarrierKind kind,
+                              int predicate, const char* file, unsigned line) {
   ensure_slots(*b);
   const unsigned t = linear_thread();
   ThreadSlot& s = b->slots[t];
-  s.fiber = w.current;
+  s.fiber = fiber;
+  s.coroutine = coroutine;
   s.index = threadIdx;
   s.wait = WaitKind::Barrier;
   s.file = file;
@@ -544,11 +705,46 @@ int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned li
   if (b->barrier_file == nullptr) {
     b->barrier_file = file;
     b->barrier_line = line;
-  } else if (!same_site(b->barrier_file, b->barrier_line, file, line)) {
+    b->barrier_kind = kind;
+  } else if ((b->barrier_file != file || b->barrier_line != line) &&
+             !same_site(b->barrier_file, b->barrier_line, file, line)) {
     b->barrier_mixed = true;
   }
   b->barrier_waiters.push_back(t);
+}
+
+}  // namespace
+
+int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) {
+    report("%s() called outside a kernel at %s:%u; ignored", barrier_name(kind), file, line);
+    return 0;
+  }
+  arrive_at_barrier(b, w.current, nullptr, kind, predicate, file, line);
   park(w);
+  return released_barrier_result(kind);
+}
+
+template <BarrierKind Kind>
+bool BarrierAwaiter<Kind>::await_suspend(std::coroutine_handle<> thread) const {
+  BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
+  if (b == nullptr) {
+    report("%s() called outside a kernel at %s:%u; ignored", barrier_name(Kind), file, line);
+    return false;
+  }
+  arrive_at_barrier(b, nullptr, thread, Kind, predicate, file, line);
+  return true;
+}
+template struct BarrierAwaiter<BarrierKind::Plain>;
+template struct BarrierAwaiter<BarrierKind::Count>;
+template struct BarrierAwaiter<BarrierKind::And>;
+template struct BarrierAwaiter<BarrierKind::Or>;
+
+int released_barrier_result(BarrierKind kind) {
+  const BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
+  if (b == nullptr) return 0;
   switch (kind) {
     case BarrierKind::Plain: return 0;
     case BarrierKind::Count: return b->barrier_count;
@@ -622,6 +818,7 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 
   ThreadSlot& s = b->slots[t];
   s.fiber = w.current;
+  s.coroutine = nullptr;
   s.index = threadIdx;
   s.wait = WaitKind::Warp;
   s.file = file;

@@ -11,8 +11,9 @@
 //   - inside the block's dynamic shared buffer or the executable's static thread-local block
 //     (where __shared__ variables live): shared memory; counted, and (racecheck) recorded per
 //     word between barriers;
-//   - the running fiber's stack, the worker's own stack, the kernel's bound arguments, the
-//     built-in variables: registers and local memory, not counted;
+//   - the running fiber's stack, the worker's own stack, the coroutine frames of the block's
+//     threads, the kernel's bound arguments, the built-in variables: registers and local
+//     memory, not counted;
 //   - the executable's data segments: __device__ / __constant__ variables, counted as global;
 //   - page-locked host memory: zero-copy host access, counted separately;
 //   - anything else: a kernel dereferencing host memory, reported as an illegal address.
@@ -88,6 +89,7 @@ struct AccessContext {
   Range dynamic_capacity;    // the whole per-thread buffer
   Range tls;
   Range stack;               // the running fiber's stack
+  Range frames;              // the coroutine frames of the block's threads (their locals)
   Range native_stack;        // the OS thread's own stack
   Range closure;             // the kernel's bound arguments
   std::vector<Range> data;
@@ -160,6 +162,7 @@ Space classify(AccessContext& c, std::uintptr_t a) {
   // Most frequent first: device memory, then the running fiber's own stack.
   if (c.arena.contains(a)) return Space::Global;
   if (c.stack.contains(a)) return Space::Local;
+  if (c.frames.contains(a)) return Space::Local;
   // Before the worker's own stack: glibc puts a thread's TLS block inside its stack mapping.
   if (c.tls.contains(a)) {
     for (const Range& builtin : c.builtins)
@@ -350,6 +353,10 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
   const auto closure = reinterpret_cast<std::uintptr_t>(launch.kernel.get());
   c.closure = {closure, closure + launch.kernel->object_size()};
   c.shared_words.clear();
+  const void* frames_begin = nullptr;
+  const void* frames_end = nullptr;
+  thread_frame_range(frames_begin, frames_end);
+  c.frames = {reinterpret_cast<std::uintptr_t>(frames_begin), reinterpret_cast<std::uintptr_t>(frames_end)};
   active = &c;
 }
 

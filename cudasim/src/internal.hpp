@@ -34,6 +34,9 @@ constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
 /// Size of each worker's dynamic shared memory buffer: the H100's opt-in maximum, rounded up.
 constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;
 void* dynamic_shared_memory_of_this_thread();
+/// The address range holding the coroutine frames (a kernel thread's locals) of the blocks run
+/// on this OS thread (reserved by the first call).
+void thread_frame_range(const void*& begin, const void*& end);
 
 /// A fault found by the simulator inside a kernel thread (memcheck, racecheck): ends the
 /// launch with `error`, reported with kernel, block and thread.

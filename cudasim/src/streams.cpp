@@ -165,13 +165,20 @@ struct GridJob {
 
   /// Runs blocks until none is left to take. Returns true when this call finished the grid.
   bool work() {
+    // Blocks are taken a few at a time once there are many: a shared counter bumped by every
+    // worker for every block costs a contended cache line per block, which shows with small
+    // blocks; the batches stay small enough to keep the workers evenly loaded.
+    const unsigned long long batch = std::clamp<unsigned long long>(total_blocks / 256, 1, 16);
     unsigned long long ran = 0;
     for (;;) {
-      const unsigned long long b = next_block.fetch_add(1, std::memory_order_relaxed);
-      if (b >= total_blocks) break;
-      // After a fault the remaining blocks are skipped, as a GPU aborts the whole grid.
-      if (!launch->failed.load(std::memory_order_relaxed)) run_block(*launch, b);
-      ++ran;
+      const unsigned long long first = next_block.fetch_add(batch, std::memory_order_relaxed);
+      if (first >= total_blocks) break;
+      const unsigned long long end = std::min(first + batch, total_blocks);
+      for (unsigned long long b = first; b < end; ++b) {
+        // After a fault the remaining blocks are skipped, as a GPU aborts the whole grid.
+        if (!launch->failed.load(std::memory_order_relaxed)) run_block(*launch, b);
+        ++ran;
+      }
     }
     if (ran == 0) return false;
     if (finished_blocks.fetch_add(ran) + ran == total_blocks) {

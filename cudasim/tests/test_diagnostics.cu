@@ -112,6 +112,67 @@ TEST(DiagnosticsNegative, ThreadsThatExitedDoNotBlockABarrier) {
   ASSERT_EQ(cudaFree(d), cudaSuccess);
 }
 
+// A barrier in the kernel body (the kernel is a coroutine) against one in a __device__ function
+// (a parked fiber): different call sites, so divergence, reported with both.
+constexpr int kHelperBarrier = __LINE__ + 2;
+__device__ void wait_in_helper() {
+  __syncthreads();
+}
+constexpr int kBodyBarrier = __LINE__ + 6;
+__global__ void body_and_helper_barriers_diverge(int* data) {
+  if (threadIdx.x < 8) {
+    wait_in_helper();
+  } else {
+    data[threadIdx.x] = 1;
+    __syncthreads();
+  }
+}
+
+TEST_F(Diagnostics, BarriersInTheBodyAndInAHelperThatDivergeAreReported) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 32 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { body_and_helper_barriers_diverge<<<1, 32>>>(d); });
+  EXPECT_CONTAINS(report, "barrier divergence");
+  EXPECT_CONTAINS(report, "'body_and_helper_barriers_diverge'");
+  EXPECT_CONTAINS(report, site(kHelperBarrier));
+  EXPECT_CONTAINS(report, site(kBodyBarrier));
+}
+
+// A fault after a barrier, in a thread that was suspended and resumed: the report still names it.
+__global__ void trap_after_barrier(int* data) {
+  __shared__ int flag;
+  if (threadIdx.x == 0) flag = 7;
+  __syncthreads();
+  data[threadIdx.x] = flag;
+  __syncthreads();
+  if (blockIdx.x == 1 && threadIdx.x == 9) __trap();
+}
+
+TEST_F(Diagnostics, ATrapAfterABarrierNamesTheResumedThread) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { trap_after_barrier<<<3, 64>>>(d); });
+  EXPECT_CONTAINS(report, "'trap_after_barrier'");
+  EXPECT_CONTAINS(report, "block (1,0,0)");
+  EXPECT_CONTAINS(report, "thread (9,0,0)");
+}
+
+// A thread that ends while the others wait at a barrier followed by a warp shuffle naming it:
+// coroutine threads that then park in the shuffle are reported as a deadlock, never hang.
+__global__ void shuffle_after_barrier_with_exited_lane(int* out) {
+  if (threadIdx.x == 3) return;
+  __syncthreads();
+  out[threadIdx.x] = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x), 0);
+}
+
+TEST_F(Diagnostics, AShuffleAfterABarrierWaitingForAnExitedLaneIsReported) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 32 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { shuffle_after_barrier_with_exited_lane<<<1, 32>>>(d); });
+  EXPECT_CONTAINS(report, "deadlock");
+  EXPECT_CONTAINS(report, "thread (3,0,0) has already exited");
+}
+
 // ---- warp operations --------------------------------------------------------------------------------
 
 constexpr int kShuffleLine = __LINE__ + 4;

@@ -28,6 +28,10 @@
 //     it is allowed because it needs no thread-local variable (and no initialisation guard).
 //   * `static __shared__`. The shim defines `__shared__` as `static thread_local`, so an
 //     explicit `static` would be repeated; it is dropped.
+//   * Kernels with barriers. In a `__global__` definition whose own body calls __syncthreads
+//     (or _count/_and/_or), those calls become `co_await ::cudasim::detail::await_syncthreads...`
+//     and `return` becomes `co_return`: the kernel becomes a coroutine, whose threads the
+//     simulator runs between barriers without switching stacks (see the section below).
 //
 // Everything else is copied byte for byte. Nothing inside comments, string literals, character
 // literals or raw string literals is ever changed; preprocessor lines are treated as code, so a
@@ -237,7 +241,28 @@ std::vector<Region> classifyRegions(const std::string& text) {
 
 class Source {
 public:
-    explicit Source(std::string text) : text_(std::move(text)), regions_(classifyRegions(text_)) {}
+    explicit Source(std::string text)
+        : text_(std::move(text)), regions_(classifyRegions(text_)), directive_(text_.size(), false) {
+        // Mark preprocessor directive lines (with their spliced continuations).
+        std::size_t lineStart = 0;
+        bool continued = false;
+        while (lineStart < text_.size()) {
+            std::size_t lineEnd = text_.find('\n', lineStart);
+            if (lineEnd == kNotFound) lineEnd = text_.size();
+            std::size_t first = lineStart;
+            while (first < lineEnd && (text_[first] == ' ' || text_[first] == '\t')) ++first;
+            const bool directive = continued || (first < lineEnd && text_[first] == '#' && isCode(first));
+            if (directive) std::fill(directive_.begin() + static_cast<std::ptrdiff_t>(lineStart),
+                                     directive_.begin() + static_cast<std::ptrdiff_t>(lineEnd), true);
+            std::size_t last = lineEnd;
+            if (last > lineStart && text_[last - 1] == '\r') --last;
+            continued = directive && last > lineStart && text_[last - 1] == '\\';
+            lineStart = lineEnd + 1;
+        }
+    }
+
+    // Whether `pos` lies on a preprocessor directive line (#include, #define, ...).
+    bool isDirective(std::size_t pos) const { return pos < directive_.size() && directive_[pos]; }
 
     const std::string& text() const { return text_; }
     std::size_t size() const { return text_.size(); }
@@ -352,6 +377,7 @@ public:
 private:
     std::string text_;
     std::vector<Region> regions_;
+    std::vector<bool> directive_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -608,6 +634,145 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 }
 
 // ---------------------------------------------------------------------------------------------
+// Kernels with barriers become coroutines
+//
+// In a kernel definition whose own body calls __syncthreads (or _count/_and/_or), every such
+// call becomes `co_await ::cudasim::detail::await_syncthreads...(...)` and every `return`
+// becomes `co_return`, which makes the kernel a C++20 coroutine (cudasim/device_functions.hpp
+// gives void functions a promise type). A thread's live locals then sit in a small frame, and
+// the simulator runs the code between two barriers as a loop over the block's threads instead
+// of switching stacks at every barrier.
+//
+// Only what is certainly safe is converted; anything else keeps the fiber-based barrier, which
+// is slower but handles everything. A kernel is left alone when its body contains a lambda
+// (its `return`s and barriers would belong to the lambda), a local class, try/catch (no
+// co_await in a handler), coroutine keywords already, or a barrier name that is not a plain
+// call. Barriers in __device__ functions are never converted: those functions are not
+// coroutines, and their callers could not tell.
+// ---------------------------------------------------------------------------------------------
+
+struct BarrierName {
+    std::string_view name;
+    std::string_view awaitable;
+};
+constexpr BarrierName kBarrierNames[] = {
+    {"__syncthreads", "co_await ::cudasim::detail::await_syncthreads"},
+    {"__syncthreads_count", "co_await ::cudasim::detail::await_syncthreads_count"},
+    {"__syncthreads_and", "co_await ::cudasim::detail::await_syncthreads_and"},
+    {"__syncthreads_or", "co_await ::cudasim::detail::await_syncthreads_or"},
+};
+
+const BarrierName* barrierNamed(std::string_view word) {
+    for (const BarrierName& barrier : kBarrierNames)
+        if (barrier.name == word) return &barrier;
+    return nullptr;
+}
+
+// The last code character before `pos`, skipping blanks and comments, or '\0'; `inLiteral` says
+// whether it ends a string or character literal.
+char previousSignificant(const Source& source, std::size_t pos, bool& inLiteral) {
+    const std::size_t end = source.skipBlanksAndCommentsBackward(pos);
+    inLiteral = end > 0 && !source.isCode(end - 1);
+    return end > 0 ? source.text()[end - 1] : '\0';
+}
+
+// Position just past the '}' matching the '{' at `openPos`, or kNotFound.
+std::size_t endOfBraced(const Source& source, std::size_t openPos) {
+    int depth = 0;
+    for (std::size_t i = openPos; i < source.size(); ++i) {
+        if (!source.isCode(i)) continue;
+        if (source.text()[i] == '{') ++depth;
+        if (source.text()[i] == '}' && --depth == 0) return i + 1;
+    }
+    return kNotFound;
+}
+
+// Where the declaration that contains `pos` starts: just after the previous ';', '{', '}' or
+// preprocessor directive.
+std::size_t declarationStart(const Source& source, std::size_t pos) {
+    while (pos > 0) {
+        const std::size_t i = pos - 1;
+        if (source.isDirective(i)) break;
+        if (source.isCode(i) && (source.text()[i] == ';' || source.text()[i] == '{' || source.text()[i] == '}')) break;
+        pos = i;
+    }
+    return pos;
+}
+
+// For the `__global__` at `globalPos`: if it starts a kernel definition that can be converted,
+// adds the edits that make it a coroutine. Returns where the body starts (so that the caller
+// goes on rewriting launches and shared memory inside it), or kNotFound for a declaration.
+std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPos, std::vector<Edit>& edits) {
+    // The declaration up to its body: the first '{' or ';' outside parentheses.
+    std::size_t bodyOpen = kNotFound;
+    bool returnsVoid = false;
+    bool deducedType = false;
+    int parenDepth = 0;
+    for (std::size_t i = declarationStart(source, globalPos); i < source.size(); ++i) {
+        if (!source.isCode(i)) continue;
+        const char c = source.text()[i];
+        if (source.isWordStart(i)) {
+            const std::string_view word = source.wordAt(i);
+            if (parenDepth == 0 && word == "void") returnsVoid = true;
+            if (parenDepth == 0 && (word == "auto" || word == "decltype")) deducedType = true;
+            i = source.wordEnd(i) - 1;
+            continue;
+        }
+        if (c == '(') ++parenDepth;
+        if (c == ')') --parenDepth;
+        if (parenDepth == 0 && (c == ';' || c == '}')) return kNotFound;  // a declaration only
+        if (parenDepth == 0 && c == '{') {
+            bodyOpen = i;
+            break;
+        }
+    }
+    if (bodyOpen == kNotFound) return kNotFound;
+    const std::size_t bodyEnd = endOfBraced(source, bodyOpen);
+    if (bodyEnd == kNotFound || !returnsVoid || deducedType) return bodyOpen;
+
+    std::vector<Edit> kernelEdits;
+    bool hasBarrier = false;
+    for (std::size_t i = bodyOpen + 1; i + 1 < bodyEnd; ++i) {
+        if (!source.isCode(i)) continue;
+        const char c = source.text()[i];
+        if (c == '[') {
+            bool afterLiteral = false;
+            const char before = previousSignificant(source, i, afterLiteral);
+            const bool subscript = afterLiteral || isIdentifierChar(before) || before == ')' || before == ']';
+            if (!subscript || source.isCodeChar(i + 1, '[')) return bodyOpen;  // a lambda or an attribute
+            continue;
+        }
+        if (isAsciiDigit(c)) {
+            i = endOfNumber(source.text(), i) - 1;
+            continue;
+        }
+        if (!source.isWordStart(i)) continue;
+        const std::string_view word = source.wordAt(i);
+        const std::size_t wordEnd = source.wordEnd(i);
+        if (word == "struct" || word == "class" || word == "union" || word == "try" || word == "catch" ||
+            word == "co_await" || word == "co_return" || word == "co_yield") {
+            return bodyOpen;
+        }
+        if (word == "return") {
+            kernelEdits.push_back({i, wordEnd, "co_return"});
+        } else if (const BarrierName* barrier = barrierNamed(word)) {
+            bool afterLiteral = false;
+            const char before = previousSignificant(source, i, afterLiteral);
+            const bool called = source.isCodeChar(source.skipBlanksForward(wordEnd), '(');
+            const std::size_t beforeEnd = source.skipBlanksAndCommentsBackward(i);
+            const bool qualified = before == '.' || (beforeEnd >= 2 && (source.codeStartsWith(beforeEnd - 2, "::") ||
+                                                                         source.codeStartsWith(beforeEnd - 2, "->")));
+            if (!called || qualified) return bodyOpen;
+            kernelEdits.push_back({i, wordEnd, std::string(barrier->awaitable)});
+            hasBarrier = true;
+        }
+        i = wordEnd - 1;
+    }
+    if (hasBarrier) edits.insert(edits.end(), kernelEdits.begin(), kernelEdits.end());
+    return bodyOpen;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The whole rewrite
 // ---------------------------------------------------------------------------------------------
 
@@ -624,7 +789,7 @@ bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
     bool sawParenthesis = false;
     std::string firstWord;
     for (std::size_t i = start; i < bracePos; ++i) {
-        if (!source.isCode(i)) continue;
+        if (!source.isCode(i) || source.isDirective(i)) continue;
         if (source.text()[i] == '(') sawParenthesis = true;
         if (firstWord.empty() && source.isWordStart(i)) {
             const std::string_view word = source.wordAt(i);
@@ -663,7 +828,13 @@ std::string rewriteCudaSource(const Source& source) {
         } else if (source.isWordStart(pos)) {
             const std::string_view word = source.wordAt(pos);
             const std::size_t end = pos + word.size();
-            if (word == "extern") {
+            if (word == "__global__" && !insideFunction()) {
+                const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, edits);
+                if (bodyOpen != kNotFound) {
+                    pos = bodyOpen;  // the body's '{' is handled by the loop
+                    continue;
+                }
+            } else if (word == "extern") {
                 if (auto edit = rewriteDynamicSharedDeclaration(source, pos, insideFunction())) {
                     const std::size_t declarationEnd = edit->end;
                     edits.push_back(std::move(*edit));

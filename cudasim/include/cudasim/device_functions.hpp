@@ -5,6 +5,13 @@
 /// Barriers and warp operations take the caller's file and line as hidden trailing
 /// parameters (filled in by `__builtin_FILE()` / `__builtin_LINE()` at the call site) so that
 /// a divergence or deadlock report can name both call sites.
+///
+/// A kernel whose own body calls `__syncthreads` is compiled as a coroutine: the chevron
+/// rewrite turns its barriers into `co_await ::cudasim::detail::await_syncthreads()` and its
+/// `return`s into `co_return` (see cudasim_rewrite.cpp). Each simulated thread is then a small
+/// coroutine frame instead of a fiber with its own stack: a barrier suspends it and the block
+/// scheduler resumes the block's threads one after another, so the code between two barriers
+/// runs like a loop over the threads (several times faster than switching stacks).
 #pragma once
 
 #include <cmath>
@@ -13,6 +20,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cudasim/coroutine.hpp"
 #include "cudasim/execution.hpp"
 
 // ---- qualifiers ----------------------------------------------------------------------------
@@ -47,8 +55,69 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 enum class BarrierKind : int { Plain, Count, And, Or };
 
 /// Waits until every live thread of the block reached the same barrier; returns the
-/// reduction of the predicates for Count/And/Or (0 for Plain).
+/// reduction of the predicates for Count/And/Or (0 for Plain). For barriers outside a kernel's
+/// own body (in a __device__ function): the thread's fiber is parked.
 int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned line);
+
+/// What the barrier a resumed thread waited at returns (Count/And/Or).
+int released_barrier_result(BarrierKind kind);
+/// Memory for a thread's coroutine frame, taken from its worker's frame arena and reclaimed
+/// when the block ends.
+void* allocate_thread_frame(std::size_t bytes);
+
+/// `co_await` on this is a barrier in a kernel compiled as a coroutine.
+template <BarrierKind Kind>
+struct BarrierAwaiter {
+  int predicate;
+  const char* file;
+  unsigned line;
+  bool await_ready() const noexcept { return false; }
+  /// Registers the suspended `thread` as waiting at the barrier; the block scheduler resumes it
+  /// once the barrier is released. Returns false (do not suspend) outside a kernel. Defined in
+  /// the simulator's library, never inline: clang 14 crashes splitting a coroutine whose
+  /// await_suspend body was inlined at two suspend points in different branches.
+  bool await_suspend(std::coroutine_handle<> thread) const;
+  auto await_resume() const {
+    if constexpr (Kind == BarrierKind::Plain)
+      return;
+    else
+      return released_barrier_result(Kind);
+  }
+};
+
+// What the rewrite puts in place of __syncthreads & co. inside a kernel's body.
+inline BarrierAwaiter<BarrierKind::Plain> await_syncthreads(const char* file = __builtin_FILE(),
+                                                           unsigned line = __builtin_LINE()) {
+  return {0, file, line};
+}
+inline BarrierAwaiter<BarrierKind::Count> await_syncthreads_count(int predicate,
+                                                                 const char* file = __builtin_FILE(),
+                                                                 unsigned line = __builtin_LINE()) {
+  return {predicate, file, line};
+}
+inline BarrierAwaiter<BarrierKind::And> await_syncthreads_and(int predicate,
+                                                             const char* file = __builtin_FILE(),
+                                                             unsigned line = __builtin_LINE()) {
+  return {predicate, file, line};
+}
+inline BarrierAwaiter<BarrierKind::Or> await_syncthreads_or(int predicate, const char* file = __builtin_FILE(),
+                                                           unsigned line = __builtin_LINE()) {
+  return {predicate, file, line};
+}
+
+/// The promise of a kernel thread compiled as a coroutine: it starts at once (a thread runs
+/// until its first barrier when the block starts it), is never awaited by anybody, and lets
+/// exceptions (faults, traps) propagate to whoever started or resumed it: the block scheduler,
+/// which reports them with the kernel, block and thread.
+struct KernelThreadPromise {
+  static void* operator new(std::size_t bytes) { return allocate_thread_frame(bytes); }
+  static void operator delete(void*) noexcept {}  // the arena is reset when the block ends
+  void get_return_object() noexcept {}
+  std::suspend_never initial_suspend() noexcept { return {}; }
+  std::suspend_never final_suspend() noexcept { return {}; }
+  void return_void() noexcept {}
+  void unhandled_exception() { throw; }
+};
 
 template <class T>
 std::uint64_t to_bits(T value) noexcept {
@@ -74,6 +143,14 @@ struct KernelTrap {
 void count_atomic(const void* address, unsigned bytes);
 
 }  // namespace cudasim::detail
+
+/// Kernels return void, so a void function containing `co_await` is a kernel thread. (Only
+/// kernels rewritten by cudasim_rewrite contain one; a .cu file of this course has no other
+/// coroutines.)
+template <class... Params>
+struct std::coroutine_traits<void, Params...> {
+  using promise_type = cudasim::detail::KernelThreadPromise;
+};
 
 // ---- barriers --------------------------------------------------------------------------------
 inline void __syncthreads(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {

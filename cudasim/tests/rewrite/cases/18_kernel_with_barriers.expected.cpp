@@ -1,0 +1,64 @@
+#line 1 "@INPUT@"
+// A kernel whose own body calls __syncthreads becomes a coroutine: barriers become co_await,
+// returns become co_return. Everything else is left as it is.
+#include <cuda_runtime.h>
+
+template <int kTile>
+__global__ void __launch_bounds__(256) tiled(const float* in, float* out, int n) {
+    __shared__ float tile[kTile];
+    float* const spill = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
+    if (threadIdx.x >= n) co_return;
+    tile[threadIdx.x] = in[threadIdx.x];
+    co_await ::cudasim::detail::await_syncthreads ();
+    // __syncthreads() in a comment and "return __syncthreads()" in a string stay
+    const int count = co_await ::cudasim::detail::await_syncthreads_count(tile[0] > 0) + 1;
+    if (!co_await ::cudasim::detail::await_syncthreads_and(count) || co_await ::cudasim::detail::await_syncthreads_or(0)) { co_return; }
+    out[threadIdx.x] = tile[(threadIdx.x + 1) % kTile] + spill[0];
+}
+
+static __global__ void
+    spread_over_lines(int* p)
+{
+    p[0] = 1;
+    co_await ::cudasim::detail::await_syncthreads(
+    );
+}
+
+// Declarations, kernels without barriers and __device__ functions are not converted.
+__global__ void declared_only(int* p);
+__global__ void no_barrier(int* p) { if (p == nullptr) return; p[0] = 1; }
+__device__ void helper() { __syncthreads(); return; }
+__global__ void calls_helper() { helper(); return; }
+
+// Kernels that cannot be converted safely keep fiber barriers.
+__global__ void has_lambda(int* p) {
+    auto f = [p](int v) { p[v] = v; return v; };
+    __syncthreads();
+    f(1);
+}
+__global__ void has_local_class(int* p) {
+    struct Local { int get() { return 1; } };
+    __syncthreads();
+    p[0] = Local{}.get();
+}
+__global__ void has_attribute(int* p) {
+    [[maybe_unused]] int unused = 0;
+    __syncthreads();
+}
+__global__ void qualified_barrier(int* p) {
+    ::__syncthreads();
+    p[0] = 1;
+}
+__global__ auto deduced_return_type(int* p) -> void {
+    __syncthreads();
+}
+
+// Subscripts are not lambdas.
+__global__ void subscripts(int* p, int (*table)[4]) {
+    __shared__ int s[4][4];
+    s[0][p[1]] = table[0][1] + "abc"[1];
+    co_await ::cudasim::detail::await_syncthreads();
+    p[0] = s[p[2]][0];
+}
+
+void host() { tiled<16>* ::cudasim::launch_inline("tiled<16>", CUDASIM_INLINE_KERNEL(tiled<16>), 1, 16, 64)(nullptr, nullptr, 16); }

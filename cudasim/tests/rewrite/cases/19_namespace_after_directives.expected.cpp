@@ -1,0 +1,15 @@
+#line 1 "@INPUT@"
+// Preprocessor lines do not make the next brace look like a function body: this namespace
+// holds a namespace-scope extern __shared__ (the static thread_local form) and a kernel that
+// is converted to a coroutine.
+#include <cuda_runtime.h>
+#define TILE 16
+
+namespace {
+static thread_local float* const shared_at_namespace_scope = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory(&shared_at_namespace_scope));
+
+__global__ void k(float* out) {
+    out[threadIdx.x] = shared_at_namespace_scope[0];
+    co_await ::cudasim::detail::await_syncthreads();
+}
+}  // namespace
