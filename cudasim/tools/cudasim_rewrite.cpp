@@ -638,7 +638,7 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 //
 // In a kernel definition whose own body calls __syncthreads (or _count/_and/_or), every such
 // call becomes `co_await ::cudasim::detail::await_syncthreads...(...)` and every `return`
-// becomes `co_return`, which makes the kernel a C++20 coroutine (cudasim/device_functions.hpp
+// becomes `co_return`, which makes the kernel a coroutine (cudasim/device_functions.hpp
 // gives void functions a promise type). A thread's live locals then sit in a small frame, and
 // the simulator runs the code between two barriers as a loop over the block's threads instead
 // of switching stacks at every barrier.
