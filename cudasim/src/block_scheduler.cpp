@@ -69,8 +69,9 @@ struct Fiber {
 };
 
 /// None: not started, running, or exited (which one follows from the cursor and the running
-/// thread); Runnable: released and queued to resume.
-enum class WaitKind : unsigned char { None, Barrier, Warp, Runnable };
+/// thread). A released thread keeps its Barrier or Warp until it is resumed (take_runnable):
+/// only the reports read it, and they run when no released thread is left.
+enum class WaitKind : unsigned char { None, Barrier, Warp };
 
 /// Why a parked thread waits, for releasing it and for reports.
 struct ThreadSlot {
@@ -161,7 +162,8 @@ struct BlockRun {
   bool faulted = false;
 
   /// Trades this block's vectors with `spare` (whose memory a worker keeps from block to block:
-  /// it runs thousands of small blocks, and an allocation each would show).
+  /// it runs thousands of small blocks, and an allocation each would show), leaving this
+  /// block's empty.
   void swap_vectors(BlockRun& spare) noexcept {
     runnable.swap(spare.runnable);
     fibers.swap(spare.fibers);
@@ -169,32 +171,12 @@ struct BlockRun {
     slots.swap(spare.slots);
     warps.swap(spare.warps);
     barrier_waiters.swap(spare.barrier_waiters);
-  }
-
-  /// Starts a block: everything back to its initial state (the vectors keep their memory).
-  void begin(LaunchState& state, const uint3& index, const dim3& extent) {
-    launch = &state;
-    block_index = index;
-    cursor = ThreadCursor{};
-    cursor.num_threads = static_cast<std::size_t>(extent.x) * extent.y * extent.z;
-    cursor.block_dim = extent;
     runnable.clear();
-    runnable_head = 0;
-    waiting = 0;
     fibers.clear();
     free_fibers.clear();
     slots.clear();
     warps.clear();
     barrier_waiters.clear();
-    barrier_file = nullptr;
-    barrier_line = 0;
-    barrier_kind = BarrierKind::Plain;
-    barrier_mixed = false;
-    warp_waiters = 0;
-    barrier_count = 0;
-    barrier_participants = 0;
-    barriers_released = 0;
-    faulted = false;
   }
 };
 
@@ -244,8 +226,8 @@ class FrameArena {
 };
 
 /// Per-OS-thread simulator state: the scheduler's own context, a pool of fibers and stacks,
-/// the coroutine frames, the dynamic shared memory buffer. Fibers never move between OS threads, which is what makes
-/// `static thread_local` work as __shared__.
+/// the coroutine frames, the dynamic shared memory buffer. Fibers never move between OS
+/// threads, which is what makes `static thread_local` work as __shared__.
 struct Worker {
   FiberContext scheduler_context;
   std::vector<std::unique_ptr<Fiber>> fibers;
@@ -336,13 +318,17 @@ void note_stack(Fiber* fiber) {
   instrumentation_set_stack(fiber->stack->top() - fiber_stack_bytes(), fiber->stack->top());
 }
 
-unsigned pop_runnable(BlockRun& b) {
-  const unsigned t = b.runnable[b.runnable_head++];
+/// Takes the next released thread off `runnable`: it counts as running again (wait None) and
+/// threadIdx is its own.
+ThreadSlot& take_runnable(BlockRun& b) {
+  ThreadSlot& s = b.slots[b.runnable[b.runnable_head++]];
   if (b.runnable_head == b.runnable.size()) {
     b.runnable.clear();
     b.runnable_head = 0;
   }
-  return t;
+  s.wait = WaitKind::None;
+  threadIdx = s.index;
+  return s;
 }
 
 /// A fiber that holds no thread: one of the block's free fibers, or a new one. It goes on in
@@ -369,9 +355,7 @@ Fiber* pick_next(Worker& w, BlockRun& b, Fiber* self, bool self_free) {
   if (b.runnable_head < b.runnable.size()) {
     ThreadSlot& s = b.slots[b.runnable[b.runnable_head]];
     if (s.coroutine) return self_free ? self : free_fiber(w, b);
-    pop_runnable(b);
-    s.wait = WaitKind::None;
-    threadIdx = s.index;
+    take_runnable(b);
     note_stack(s.fiber);
     return s.fiber;
   }
@@ -411,9 +395,7 @@ void resume_suspended_threads(BlockRun& b) {
     if (b.runnable_head < b.runnable.size()) {
       ThreadSlot& s = b.slots[b.runnable[b.runnable_head]];
       if (!s.coroutine) return;  // parked on a fiber: switch_away goes there
-      pop_runnable(b);
-      s.wait = WaitKind::None;
-      threadIdx = s.index;
+      take_runnable(b);
       const std::coroutine_handle<> thread = s.coroutine;
       s.coroutine = nullptr;
       thread.resume();  // runs to its next barrier or its end
@@ -449,8 +431,8 @@ void fiber_main(void* argument) {
       fault_current_thread(w, cudaErrorLaunchFailure, "uncaught exception of unknown type");
     }
     // Nothing left for this fiber to run: hand over to whoever can run. It may be resumed, as a
-    // free fiber, to start threads or resume coroutines; the next block that takes it remakes
-    // its frame.
+    // free fiber, to start threads or resume coroutines, and after its block ends, by the next
+    // block that takes it (acquire_fiber remakes its frame only after a fault).
     switch_away(w, self, true);
   }
 }
@@ -547,9 +529,7 @@ std::uint64_t lane_result(const WarpGroup& g, unsigned lane) {
 /// at one __syncthreads (release them), or the block is stuck (report it and fail the block).
 void resolve_waiting(BlockRun& b) {
   if (b.warp_waiters == 0 && !b.barrier_mixed) {
-    // Every live thread waits at one __syncthreads: release them in arrival order. (Their
-    // wait stays Barrier until each is resumed: nobody looks at it before, since this runs only
-    // when nothing else can.)
+    // Every live thread waits at one __syncthreads: release them in arrival order.
     int count = 0;
     if (b.barrier_kind != BarrierKind::Plain)
       for (unsigned t : b.barrier_waiters) count += b.slots[t].predicate != 0;
@@ -655,10 +635,12 @@ bool run_block(LaunchState& launch, unsigned long long linear_block) {
   // memory.
   BlockRun b;
   b.swap_vectors(w.spare);
-  b.begin(launch,
-          uint3{static_cast<unsigned>(linear_block % grid.x), static_cast<unsigned>((linear_block / grid.x) % grid.y),
-                static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))},
-          block);
+  b.launch = &launch;
+  b.block_index = uint3{static_cast<unsigned>(linear_block % grid.x),
+                        static_cast<unsigned>((linear_block / grid.x) % grid.y),
+                        static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))};
+  b.cursor.num_threads = block.x * block.y * block.z;
+  b.cursor.block_dim = block;
 
   blockIdx = b.block_index;
   threadIdx = uint3{0, 0, 0};  // 1-D blocks only ever update .x
@@ -815,8 +797,6 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
       if (!((group->mask >> l) & 1u)) continue;
       ws.results[l] = lane_result(*group, l);
       if (l != lane) {
-        ThreadSlot& other = b->slots[warp * kWarpSize + l];
-        other.wait = WaitKind::Runnable;
         --b->waiting;
         --b->warp_waiters;
         b->runnable.push_back(warp * kWarpSize + l);
