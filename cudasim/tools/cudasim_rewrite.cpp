@@ -687,12 +687,11 @@ std::size_t endOfBraced(const Source& source, std::size_t openPos) {
     return kNotFound;
 }
 
-// Where the declaration that contains `pos` starts: just after the previous ';', '{', '}' or
-// preprocessor directive.
+// Where the declaration that contains `pos` starts: just after the previous ';', '{' or '}'.
+// (Preprocessor lines in between are part of the range; the callers skip them.)
 std::size_t declarationStart(const Source& source, std::size_t pos) {
     while (pos > 0) {
         const std::size_t i = pos - 1;
-        if (source.isDirective(i)) break;
         if (source.isCode(i) && (source.text()[i] == ';' || source.text()[i] == '{' || source.text()[i] == '}')) break;
         pos = i;
     }
@@ -709,7 +708,7 @@ std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPo
     bool deducedType = false;
     int parenDepth = 0;
     for (std::size_t i = declarationStart(source, globalPos); i < source.size(); ++i) {
-        if (!source.isCode(i)) continue;
+        if (!source.isCode(i) || source.isDirective(i)) continue;
         const char c = source.text()[i];
         if (source.isWordStart(i)) {
             const std::string_view word = source.wordAt(i);
@@ -780,15 +779,9 @@ std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPo
 // a function body, block or initializer (false). Looks at the declaration the brace ends: the
 // code after the previous ';', '{' or '}'.
 bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
-    std::size_t start = bracePos;
-    while (start > 0) {
-        const std::size_t i = start - 1;
-        if (source.isCode(i) && (source.text()[i] == ';' || source.text()[i] == '{' || source.text()[i] == '}')) break;
-        start = i;
-    }
     bool sawParenthesis = false;
     std::string firstWord;
-    for (std::size_t i = start; i < bracePos; ++i) {
+    for (std::size_t i = declarationStart(source, bracePos); i < bracePos; ++i) {
         if (!source.isCode(i) || source.isDirective(i)) continue;
         if (source.text()[i] == '(') sawParenthesis = true;
         if (firstWord.empty() && source.isWordStart(i)) {
@@ -828,7 +821,7 @@ std::string rewriteCudaSource(const Source& source) {
         } else if (source.isWordStart(pos)) {
             const std::string_view word = source.wordAt(pos);
             const std::size_t end = pos + word.size();
-            if (word == "__global__" && !insideFunction()) {
+            if (word == "__global__" && !insideFunction() && !source.isDirective(pos)) {
                 const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, edits);
                 if (bodyOpen != kNotFound) {
                     pos = bodyOpen;  // the body's '{' is handled by the loop

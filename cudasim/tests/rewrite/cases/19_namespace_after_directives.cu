@@ -12,3 +12,10 @@ __global__ void k(float* out) {
     __syncthreads();
 }
 }  // namespace
+
+// A __global__ inside a #define is not a kernel definition: the helper after it stays as it is.
+#define KERNEL_QUALIFIERS __global__ void
+__device__ void helper_after_define(int* p) {
+    __syncthreads();
+    p[0] = 1;
+}
