@@ -175,7 +175,7 @@ function(course_write_manifest)
   \"flags\": [\"-std=c++17\", \"${COURSE_SIM_COROUTINE_FLAG}\", \"-O2\", \"-g\", \"-pthread\"],
   \"instrument_flags\": [${_course_instrument_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
-  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"${CUDASIM_BLAS_LINK}\", \"-pthread\", \"-ldl\"]
+  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\"]
 }
 ")
   else()

@@ -7,13 +7,24 @@
 // does. Operands must be memory a GPU kernel could touch (device or pinned host memory): a
 // pageable host pointer is reported and faults the context, as the kernel behind the call
 // would on a GPU.
+//
+// The CBLAS is loaded (dlopen) on the first cublasCreate, not linked. A linked OpenBLAS starts
+// its thread pool when the program starts, and its idle threads spin (sched_yield) for about a
+// tenth of a second at start-up and after every call before they sleep: on a 2-core machine that
+// is one core taken from the simulator's workers in every program, most of which never call
+// cuBLAS (the 4M-element vector add of cudasim_bench ran at half speed for its first 70 ms).
+// Before loading it, OPENBLAS_THREAD_TIMEOUT (unless already set) is set to its minimum, so that
+// idle OpenBLAS threads go to sleep at once.
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cublas_v2.h"
@@ -30,6 +41,65 @@ namespace {
 
 std::mutex handles_mutex;
 std::set<const cublasContext*> live_handles;
+
+/// The CBLAS functions the subset needs, found in the libraries CMake's FindBLAS named
+/// (CUDASIM_BLAS_LIBRARIES: paths separated by ';').
+struct Cblas {
+  decltype(&::cblas_sgemm) sgemm = nullptr;
+  decltype(&::cblas_dgemm) dgemm = nullptr;
+  decltype(&::cblas_sgemv) sgemv = nullptr;
+  decltype(&::cblas_saxpy) saxpy = nullptr;
+  decltype(&::cblas_sdot) sdot = nullptr;
+  decltype(&::cblas_snrm2) snrm2 = nullptr;
+  decltype(&::cblas_sasum) sasum = nullptr;
+};
+Cblas loaded_cblas;
+
+/// Loads the CBLAS once; on failure returns false and says why in `error` (every time).
+bool load_cblas(std::string& error) {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", /*overwrite=*/0);
+    std::vector<void*> libraries;
+    const std::string paths = CUDASIM_BLAS_LIBRARIES;
+    for (std::size_t start = 0; start <= paths.size();) {
+      const std::size_t end = std::min(paths.find(';', start), paths.size());
+      const std::string path = paths.substr(start, end - start);
+      start = end + 1;
+      if (path.empty()) continue;
+      void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+      if (library == nullptr) {
+        failure = dlerror();
+        return;
+      }
+      libraries.push_back(library);
+    }
+    const auto find = [&](auto& function, const char* name) {
+      for (void* library : libraries)
+        if (void* symbol = dlsym(library, name)) {
+          function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(symbol);
+          return;
+        }
+      if (failure.empty()) failure = format_string("%s not found in %s", name, CUDASIM_BLAS_LIBRARIES);
+    };
+    Cblas c;
+    find(c.sgemm, "cblas_sgemm");
+    find(c.dgemm, "cblas_dgemm");
+    find(c.sgemv, "cblas_sgemv");
+    find(c.saxpy, "cblas_saxpy");
+    find(c.sdot, "cblas_sdot");
+    find(c.snrm2, "cblas_snrm2");
+    find(c.sasum, "cblas_sasum");
+    if (failure.empty()) loaded_cblas = c;
+  });
+  error = failure;
+  return failure.empty();
+}
+
+/// The loaded CBLAS. Only computations queued through a live handle call it, and a handle
+/// exists only once load_cblas succeeded.
+const Cblas& cblas() { return loaded_cblas; }
 
 /// The handle's state, copied under the lock; false for a null or destroyed handle.
 bool lookup(cublasHandle_t handle, cublasContext& state) {
@@ -185,7 +255,7 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alp
         for (int i = 0; i < m; ++i) c[static_cast<long long>(j) * ldc + i] *= beta;
     return;
   }
-  cblas_sgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  cblas().sgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double alpha, const double* a,
@@ -197,7 +267,7 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double al
         for (int i = 0; i < m; ++i) c[static_cast<long long>(j) * ldc + i] *= beta;
     return;
   }
-  cblas_dgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  cblas().dgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 template <class T>
@@ -262,6 +332,13 @@ using namespace cudasim::detail;
 
 cublasStatus_t cublasCreate(cublasHandle_t* handle) {
   if (handle == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  std::string why;
+  if (!load_cblas(why)) {
+    report("cublasCreate: the simulator cannot load the CBLAS library that computes cuBLAS calls "
+           "(%s); install OpenBLAS (Debian/Ubuntu: libopenblas-dev) and rebuild",
+           why.c_str());
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
   auto* context = new cublasContext;
   std::lock_guard<std::mutex> lock(handles_mutex);
   live_handles.insert(context);
@@ -390,7 +467,7 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
                     float* start = incy < 0 ? y + static_cast<long long>(1 - y_len) * incy : y;
                     for (int i = 0; i < y_len; ++i) start[static_cast<long long>(i) * incy] = 0.0f;
                   }
-                  cblas_sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, x, incx,
+                  cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, x, incx,
                               b_value, y, incy);
                 });
 }
@@ -405,7 +482,7 @@ cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float* alpha, con
   const Scalar<float> a_scalar = take_scalar(h, alpha);
   return submit(api, h,
                 {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy), scalar_operand(h, "alpha", alpha)},
-                [=] { cblas_saxpy(n, a_scalar.get(), x, incx, y, incy); });
+                [=] { cblas().saxpy(n, a_scalar.get(), x, incx, y, incy); });
 }
 
 cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx) {
@@ -425,17 +502,17 @@ cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, flo
 cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float* x, int incx, const float* y,
                           int incy, float* result) {
   return reduction_call("cublasSdot", handle, {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy)}, result,
-                        n <= 0, [=] { return cblas_sdot(n, x, incx, y, incy); });
+                        n <= 0, [=] { return cblas().sdot(n, x, incx, y, incy); });
 }
 
 cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
   return reduction_call("cublasSnrm2", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
-                        [=] { return cblas_snrm2(n, x, incx); });
+                        [=] { return cblas().snrm2(n, x, incx); });
 }
 
 cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
   return reduction_call("cublasSasum", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
-                        [=] { return cblas_sasum(n, x, incx); });
+                        [=] { return cblas().sasum(n, x, incx); });
 }
 
 // ---- cublasGemmEx: mixed precision (bf16 or float operands, float compute) -------------------
