@@ -22,9 +22,13 @@
 // __syncthreads (the same call site), or every lane of a warp operation's mask has arrived.
 // When nothing can run and somebody still waits, the block can never finish on a GPU either:
 // that is reported with both threads and both call sites instead of hanging.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,15 +138,46 @@ const char* barrier_name(BarrierKind kind) {
   return "__syncthreads";
 }
 
+/// The per-thread bookkeeping of a block that waits. A worker keeps one from block to block and
+/// lends it to each block at its first wait: it runs thousands of small blocks, and allocating
+/// per block would show. Blocks that never wait leave it alone. Empty between blocks.
+struct BlockVectors {
+  std::vector<unsigned> runnable;
+  std::vector<Fiber*> free_fibers;
+  std::vector<ThreadSlot> slots;
+  std::vector<WarpState> warps;
+  std::vector<unsigned> barrier_waiters;
+};
+
 /// The state of the block a worker is running.
 struct BlockRun {
+  explicit BlockRun(std::vector<Fiber*>& worker_fibers) : fibers(worker_fibers) {}
+
+  /// Takes the worker's vectors (for their memory) at the block's first wait.
+  void borrow(BlockVectors& v) noexcept {
+    swap_vectors(v);
+    borrowed = true;
+  }
+  /// Gives them back, emptied, at the block's end.
+  void give_back(BlockVectors& v) noexcept {
+    if (!borrowed) return;
+    swap_vectors(v);
+    v.runnable.clear();
+    v.free_fibers.clear();
+    v.slots.clear();
+    v.warps.clear();
+    v.barrier_waiters.clear();
+  }
+
   LaunchState* launch = nullptr;
   uint3 block_index{0, 0, 0};
   ThreadCursor cursor;
   std::vector<unsigned> runnable;  // released threads, resumed in this order from runnable_head
   std::size_t runnable_head = 0;
   unsigned waiting = 0;            // parked threads
-  std::vector<Fiber*> fibers;      // fibers this block used, returned to the pool at its end
+  // Fibers this block used, returned to the pool at its end: the worker's own list, as every
+  // block uses at least one.
+  std::vector<Fiber*>& fibers;
   std::vector<Fiber*> free_fibers;  // fibers holding no thread, ready to resume coroutines
   std::vector<ThreadSlot> slots;  // sized on the first wait (plain-loop blocks never need it)
   std::vector<WarpState> warps;
@@ -160,23 +195,15 @@ struct BlockRun {
   int barrier_participants = 0;
   unsigned barriers_released = 0;
   bool faulted = false;
+  bool borrowed = false;  // holds the worker's BlockVectors
 
-  /// Trades this block's vectors with `spare` (whose memory a worker keeps from block to block:
-  /// it runs thousands of small blocks, and an allocation each would show), leaving this
-  /// block's empty.
-  void swap_vectors(BlockRun& spare) noexcept {
-    runnable.swap(spare.runnable);
-    fibers.swap(spare.fibers);
-    free_fibers.swap(spare.free_fibers);
-    slots.swap(spare.slots);
-    warps.swap(spare.warps);
-    barrier_waiters.swap(spare.barrier_waiters);
-    runnable.clear();
-    fibers.clear();
-    free_fibers.clear();
-    slots.clear();
-    warps.clear();
-    barrier_waiters.clear();
+ private:
+  void swap_vectors(BlockVectors& v) noexcept {
+    runnable.swap(v.runnable);
+    free_fibers.swap(v.free_fibers);
+    slots.swap(v.slots);
+    warps.swap(v.warps);
+    barrier_waiters.swap(v.barrier_waiters);
   }
 };
 
@@ -233,7 +260,8 @@ struct Worker {
   std::vector<std::unique_ptr<Fiber>> fibers;
   std::vector<Fiber*> idle_fibers;
   BlockRun* block = nullptr;
-  BlockRun spare;  // only its vectors' memory, lent to each block in turn
+  std::vector<Fiber*> block_fibers;  // the running block's fibers (BlockRun::fibers)
+  BlockVectors block_vectors;        // lent to each block that waits
   Fiber* current = nullptr;
   FrameArena frames;
   // On the heap, not in the thread-local block itself: every OS thread of the process would
@@ -279,6 +307,14 @@ uint3 index_of(unsigned linear, const dim3& extent) {
 
 unsigned linear_thread() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+/// Called first whenever a thread calls the scheduler: the 1-D thread loop keeps its count of
+/// started threads in a register, so the cursor may still be behind the calling thread, and
+/// everything the scheduler decides (are there unstarted threads? has a lane exited?) reads it.
+/// Every thread up to the caller has started, as threads start in order.
+inline void sync_cursor(BlockRun& b, unsigned caller) {
+  if (b.cursor.next_thread <= caller) b.cursor.next_thread = std::size_t{caller} + 1;
 }
 
 std::string describe_thread(unsigned linear, const dim3& extent) {
@@ -438,6 +474,7 @@ void fiber_main(void* argument) {
 }
 
 __attribute__((noinline)) void make_slots(BlockRun& b) {
+  b.borrow(worker().block_vectors);
   b.slots.resize(b.cursor.num_threads);
   b.runnable.reserve(b.cursor.num_threads);
   b.barrier_waiters.reserve(b.cursor.num_threads);
@@ -625,7 +662,11 @@ void thread_frame_range(const void*& begin, const void*& end) {
   end = frames.end();
 }
 
-bool run_block(LaunchState& launch, unsigned long long linear_block) {
+namespace {
+
+/// Runs one block; `exact_thread_index` as in ThreadCursor.
+__attribute__((noinline)) bool run_block_attempt(LaunchState& launch, unsigned long long linear_block,
+                                                 bool exact_thread_index) {
   Worker& w = worker();
   const dim3 grid = launch.config.grid;
   const dim3 block = launch.config.block;
@@ -633,16 +674,20 @@ bool run_block(LaunchState& launch, unsigned long long linear_block) {
   // On this stack, not in the thread-local worker: the kernel's inlined thread loop reads and
   // writes the cursor, and the memory instrumentation takes thread-local storage for shared
   // memory.
-  BlockRun b;
-  b.swap_vectors(w.spare);
+  BlockRun b(w.block_fibers);
   b.launch = &launch;
-  b.block_index = uint3{static_cast<unsigned>(linear_block % grid.x),
-                        static_cast<unsigned>((linear_block / grid.x) % grid.y),
-                        static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))};
+  uint3 index{static_cast<unsigned>(linear_block), 0, 0};  // a 1-D grid needs no 64-bit divisions
+  if (grid.y != 1 || grid.z != 1) {
+    index = uint3{static_cast<unsigned>(linear_block % grid.x),
+                  static_cast<unsigned>((linear_block / grid.x) % grid.y),
+                  static_cast<unsigned>(linear_block / (static_cast<unsigned long long>(grid.x) * grid.y))};
+  }
+  b.block_index = index;
   b.cursor.num_threads = block.x * block.y * block.z;
   b.cursor.block_dim = block;
+  b.cursor.exact_thread_index = exact_thread_index;
 
-  blockIdx = b.block_index;
+  blockIdx = index;  // not read back from b: a wide load of narrow stores stalls forwarding
   threadIdx = uint3{0, 0, 0};  // 1-D blocks only ever update .x
   blockDim = block;
   gridDim = grid;
@@ -669,8 +714,64 @@ bool run_block(LaunchState& launch, unsigned long long linear_block) {
     f->idle_in_fiber_main = !b.faulted;
     w.idle_fibers.push_back(f);
   }
-  b.swap_vectors(w.spare);
+  w.block_fibers.clear();
+  b.give_back(w.block_vectors);
   return !b.faulted;
+}
+
+/// Left by a jump from the fault handler: what the abandoned attempt of a block leaves behind.
+/// Its fibers stopped mid-thread (they get fresh frames before reuse); its suspended coroutines
+/// are not ended (the process ends soon).
+void abandon_block(Worker& w, LaunchState& launch) {
+  instrumentation_end_block(launch);
+  for (Fiber* f : w.block_fibers) {
+    f->idle_in_fiber_main = false;
+    w.idle_fibers.push_back(f);
+  }
+  w.block_fibers.clear();
+  w.block = nullptr;
+  w.current = nullptr;
+}
+
+/// The block faulted while threadIdx was not kept in memory (a signal: see RunningThread). Runs
+/// it again with threadIdx exact, so that the fault happens again with the right thread named by
+/// the handler, which ends the process. Output of the threads that run a second time is
+/// discarded (their printf lines were printed the first time). Should the fault not happen again
+/// (the kernel read what its first run wrote), it is reported without a thread.
+[[noreturn]] void rerun_faulted_block(LaunchState& launch, unsigned long long linear_block) {
+  RunningThread& running = running_thread();
+  const int signal_number = running.fault_signal;
+  const void* address = running.fault_address;
+  // The handler was left by a jump, so its signal is still blocked: a second fault would kill
+  // the process silently.
+  sigset_t faulted;
+  sigemptyset(&faulted);
+  sigaddset(&faulted, signal_number);
+  pthread_sigmask(SIG_UNBLOCK, &faulted, nullptr);
+  abandon_block(worker(), launch);
+
+  std::fflush(stdout);
+  const int saved_stdout = dup(STDOUT_FILENO);
+  const int null_output = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved_stdout >= 0 && null_output >= 0) dup2(null_output, STDOUT_FILENO);
+  run_block_attempt(launch, linear_block, /*exact_thread_index=*/true);
+  std::fflush(stdout);
+  if (saved_stdout >= 0) dup2(saved_stdout, STDOUT_FILENO);
+  const uint3 block = blockIdx;
+  running.launch = &launch;
+  die_of_unrepeated_fault(signal_number, address, block);
+}
+
+}  // namespace
+
+bool run_block(LaunchState& launch, unsigned long long linear_block) {
+  RunningThread& running = running_thread();
+  sigjmp_buf rerun;
+  if (sigsetjmp(rerun, /*savemask=*/0) != 0) rerun_faulted_block(launch, linear_block);
+  running.rerun_exactly = &rerun;
+  const bool ok = run_block_attempt(launch, linear_block, /*exact_thread_index=*/false);
+  running.rerun_exactly = nullptr;
+  return ok;
 }
 
 namespace {
@@ -683,6 +784,7 @@ inline void arrive_at_barrier(BlockRun* b, Fiber* fiber, std::coroutine_handle<>
                               int predicate, const char* file, unsigned line) {
   ensure_slots(*b);
   const unsigned t = linear_thread();
+  sync_cursor(*b, t);
   ThreadSlot& s = b->slots[t];
   s.fiber = fiber;
   s.coroutine = coroutine;
@@ -756,6 +858,7 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   }
   ensure_slots(*b);
   const unsigned t = linear_thread();
+  sync_cursor(*b, t);
   const unsigned warp = t / kWarpSize;
   const unsigned lane = t % kWarpSize;
   if (!((mask >> lane) & 1u))
@@ -828,6 +931,7 @@ unsigned __activemask() {
   Worker& w = worker();
   if (w.block == nullptr) return 1;
   const unsigned self = linear_thread();
+  sync_cursor(*w.block, self);
   const unsigned warp = self / kWarpSize;
   unsigned mask = existing_lanes(*w.block, warp);
   for (unsigned lane = 0; lane < kWarpSize; ++lane) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -20,33 +21,54 @@ namespace {
 
 thread_local RunningThread running;
 
-void describe_fault(int signal_number, siginfo_t* info, void*) {
-  const RunningThread& r = running;
-  if (r.launch != nullptr) {
-    const LaunchConfig& c = r.launch->config;
-    const void* address = info->si_addr;
-    std::string where;
-    if (r.is_stack_guard != nullptr && r.is_stack_guard(address)) {
-      where = "stack overflow in the kernel thread (set CUDASIM_STACK_KB to more than the "
-              "default 256 if the kernel really needs a large stack)";
-    } else if (!describe_device_address(address, where)) {
-      where = "a host or unmapped address (a device kernel may only touch device memory)";
-    }
-    // snprintf/write: no allocation in the handler beyond what describe_device_address did.
-    char line[1024];
-    const int n = std::snprintf(
-        line, sizeof line,
-        "cudasim: %s in kernel '%s' (launched at %s:%u), block (%u,%u,%u), thread (%u,%u,%u): "
-        "access to %p, %s\n",
-        signal_number == SIGSEGV ? "illegal memory access" : strsignal(signal_number),
-        c.site.kernel_name, c.site.file, c.site.line, blockIdx.x, blockIdx.y, blockIdx.z,
-        threadIdx.x, threadIdx.y, threadIdx.z, address, where.c_str());
-    if (n > 0) {
-      const ssize_t ignored = write(STDERR_FILENO, line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
-      (void)ignored;
-    }
+/// Prints what is known about a fault in a kernel; `thread` null when it is not known.
+void print_fault(const RunningThread& r, int signal_number, const void* address, const uint3& block,
+                 const uint3* thread) {
+  const LaunchConfig& c = r.launch->config;
+  std::string where;
+  if (r.is_stack_guard != nullptr && r.is_stack_guard(address)) {
+    where = "stack overflow in the kernel thread (set CUDASIM_STACK_KB to more than the "
+            "default 256 if the kernel really needs a large stack)";
+  } else if (!describe_device_address(address, where)) {
+    where = "a host or unmapped address (a device kernel may only touch device memory)";
   }
-  // Fall back to the default action: the process dies with the original signal.
+  char who[160];
+  if (thread != nullptr)
+    std::snprintf(who, sizeof who, "thread (%u,%u,%u)", thread->x, thread->y, thread->z);
+  else
+    std::snprintf(who, sizeof who, "thread unknown (the fault did not happen again when the block ran again)");
+  // snprintf/write: no allocation in the handler beyond what describe_device_address did.
+  char line[1024];
+  const int n = std::snprintf(
+      line, sizeof line, "cudasim: %s in kernel '%s' (launched at %s:%u), block (%u,%u,%u), %s: access to %p, %s\n",
+      signal_number == SIGSEGV ? "illegal memory access" : strsignal(signal_number), c.site.kernel_name,
+      c.site.file, c.site.line, block.x, block.y, block.z, who, address, where.c_str());
+  if (n > 0) {
+    const ssize_t ignored = write(STDERR_FILENO, line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
+    (void)ignored;
+  }
+}
+
+[[noreturn]] void die_of(int signal_number) {
+  // The default action: the process dies with the original signal.
+  signal(signal_number, SIG_DFL);
+  raise(signal_number);
+  std::abort();  // not reached: the signal is not blocked (the handler is not running)
+}
+
+void describe_fault(int signal_number, siginfo_t* info, void*) {
+  RunningThread& r = running;
+  if (r.launch != nullptr && r.rerun_exactly != nullptr) {
+    // threadIdx may be stale (see RunningThread): back to run_block, which runs the block again.
+    sigjmp_buf* rerun = r.rerun_exactly;
+    r.rerun_exactly = nullptr;
+    r.fault_signal = signal_number;
+    r.fault_address = info->si_addr;
+    siglongjmp(*rerun, 1);
+  }
+  if (r.launch != nullptr) print_fault(r, signal_number, info->si_addr, blockIdx, &threadIdx);
+  // Fall back to the default action: the process dies with the original signal once the
+  // handler returns and the faulting instruction runs again.
   signal(signal_number, SIG_DFL);
   raise(signal_number);
 }
@@ -76,6 +98,11 @@ void ensure_alternate_stack() { static thread_local AlternateStack stack; }
 RunningThread& running_thread() noexcept {
   ensure_alternate_stack();
   return running;
+}
+
+void die_of_unrepeated_fault(int signal_number, const void* address, const uint3& block) {
+  if (running.launch != nullptr) print_fault(running, signal_number, address, block, nullptr);
+  die_of(signal_number);
 }
 
 void install_fault_handler() {

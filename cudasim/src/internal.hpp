@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <csetjmp>
 #include <cstdarg>
 #include <cstdint>
 #include <functional>
@@ -132,9 +133,18 @@ void report_kernel_fault(LaunchState& launch, const uint3& block, const uint3& t
 struct RunningThread {
   LaunchState* launch = nullptr;
   bool (*is_stack_guard)(const void* address) = nullptr;  // in a fiber stack's guard page?
+  /// Set while a block runs without keeping threadIdx in memory (ThreadCursor::
+  /// exact_thread_index false): a fault there would name a stale thread, so the handler jumps
+  /// here instead, with the signal and the address below, and the block runs again exactly.
+  sigjmp_buf* rerun_exactly = nullptr;
+  int fault_signal = 0;
+  void* fault_address = nullptr;
 };
 RunningThread& running_thread() noexcept;
 void install_fault_handler();
+/// After a fault that did not happen again when its block ran again exactly: reports it without
+/// a thread and ends the process with the original signal, as the handler would have.
+[[noreturn]] void die_of_unrepeated_fault(int signal_number, const void* address, const uint3& block);
 
 // ---- streams (streams.cpp) -----------------------------------------------------------------------
 /// What a captured graph holds: the work of each recorded operation, in stream order.

@@ -195,6 +195,24 @@ TEST_F(Diagnostics, ShuffleWhoseMaskNamesAnExitedLaneIsReportedAsDeadlock) {
   EXPECT_CONTAINS(report, site(kShuffleLine));
 }
 
+// The lanes that exit here never call the scheduler: the thread loop only counts them. Lane 16,
+// the first to wait, must still see them as exited (and the loop must not start them again).
+constexpr int kLowLanesLine = __LINE__ + 3;
+__global__ void shuffle_after_low_lanes_exited(int* out) {
+  if (threadIdx.x < 16) return;
+  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, static_cast<int>(threadIdx.x), 1);
+}
+
+TEST_F(Diagnostics, LanesThatExitedBeforeTheFirstWaitAreReportedAsExited) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 32 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { shuffle_after_low_lanes_exited<<<1, 32>>>(d); });
+  EXPECT_CONTAINS(report, "deadlock");
+  EXPECT_CONTAINS(report, "thread (16,0,0) waits at __shfl_xor_sync");
+  EXPECT_CONTAINS(report, "thread (0,0,0) has already exited");
+  EXPECT_CONTAINS(report, site(kLowLanesLine));
+}
+
 constexpr int kMaskLine = __LINE__ + 4;
 __global__ void shuffle_with_different_masks(int* out) {
   // Lanes 0..15 name the whole warp, lanes 16..31 only the upper half: the masks disagree.

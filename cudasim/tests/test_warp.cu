@@ -274,6 +274,32 @@ __global__ void partial_warp(unsigned* out) {
   }
 }
 
+// The lower half of each warp exits before any lane waits; the upper half then shuffles among
+// itself. Every thread must run exactly once (the simulator starts threads in order and only
+// learns of the early exits when lane 16 waits).
+__global__ void upper_half_shuffles_after_lower_half_exits(int* out, int* runs) {
+  atomicAdd(&runs[threadIdx.x], 1);
+  if (threadIdx.x % 32 < 16) return;
+  out[threadIdx.x] = __shfl_xor_sync(0xffff0000u, static_cast<int>(threadIdx.x), 1);
+}
+
+TEST(WarpShuffle, LanesThatExitEarlyRunOnceAndTheOthersStillShuffle) {
+  int *d = nullptr, *runs = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
+  ASSERT_CUDA(cudaMalloc(&runs, 64 * sizeof(int)));
+  ASSERT_CUDA(cudaMemset(d, 0xff, 64 * sizeof(int)));
+  ASSERT_CUDA(cudaMemset(runs, 0, 64 * sizeof(int)));
+  upper_half_shuffles_after_lower_half_exits<<<1, 64>>>(d, runs);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<int> h = download(d, 64), r = download(runs, 64);
+  for (int t = 0; t < 64; ++t) {
+    EXPECT_EQ(r[t], 1) << "thread " << t;
+    EXPECT_EQ(h[t], t % 32 < 16 ? -1 : (t ^ 1)) << "thread " << t;
+  }
+  ASSERT_CUDA(cudaFree(d));
+  ASSERT_CUDA(cudaFree(runs));
+}
+
 TEST(PartialWarps, TheLastWarpOfABlockHasOnlyTheRemainingLanes) {
   unsigned* d = nullptr;
   ASSERT_CUDA(cudaMalloc(&d, 6 * sizeof(unsigned)));

@@ -44,15 +44,22 @@ void* dynamic_shared_memory(const void* pointer_slot = nullptr) noexcept;
 namespace detail {
 
 /// Which threads of a block have started. Shared by all fibers of the block (they live on one
-/// OS thread, so no atomics). Kept tiny and inline because a kernel without barriers runs all
-/// its threads through `begin_next_thread` in a plain loop.
+/// OS thread, so no atomics). Kept tiny and inline because a kernel with a 2-D or 3-D block
+/// runs all its threads through `begin_next_thread` in a plain loop.
 struct ThreadCursor {
   // size_t rather than unsigned: a kernel's int stores may alias an unsigned (signed and
   // unsigned variants of a type may alias), which would force a reload per thread.
   std::size_t num_threads = 0;  ///< threads in the block
-  std::size_t next_thread = 0;  ///< linear index of the next thread that has not started
+  /// Linear index of the next thread that has not started. The 1-D thread loop keeps its own
+  /// count and writes it back at its end; whenever a thread calls the scheduler, the scheduler
+  /// first sets this past that thread (sync_cursor in block_scheduler.cpp), so it is exact
+  /// wherever the scheduler reads it.
+  std::size_t next_thread = 0;
   uint3 next_index{0, 0, 0};  ///< threadIdx of that thread
   dim3 block_dim;             ///< the block's extent
+  /// Keep threadIdx in memory for every thread, even where only a signal handler could read it
+  /// (set when a faulted block runs again to name the faulting thread).
+  bool exact_thread_index = false;
 
   /// Starts the next thread: sets threadIdx (without a division per thread).
   void begin_next_thread() noexcept {
@@ -81,6 +88,15 @@ class KernelInstance {
   /// memory the kernel dereferences.
   virtual std::size_t object_size() const = 0;
 };
+
+#if defined(CUDASIM_COUNT_MEMORY)
+// Instrumented code calls a hook at every access, and the hooks read threadIdx to name the thread
+// in reports. They are inserted after the optimiser has run, so a threadIdx store that the
+// optimiser kept in a register would not be seen by them: always exact here.
+inline constexpr bool kThreadIndexAlwaysExact = true;
+#else
+inline constexpr bool kThreadIndexAlwaysExact = false;
+#endif
 
 /// Sets threadIdx.x for the next thread of a 1-D block. A volatile store, so that the compiler
 /// can neither sink it past the kernel body once the body is inlined nor keep the index in a
@@ -111,18 +127,46 @@ class BoundKernel final : public KernelInstance {
   std::size_t object_size() const override { return sizeof(*this); }
 
   void run_threads(ThreadCursor& cursor) const override {
+    if (kThreadIndexAlwaysExact || cursor.exact_thread_index)
+      run<true>(cursor);
+    else
+      run<false>(cursor);
+  }
+
+ private:
+  /// The thread loop. `Exact`: threadIdx is in memory whenever a thread runs (see
+  /// publish_thread_x). Otherwise it is a plain store, which the compiler may keep in a register
+  /// and write only where something could read it (before any call), so that the loop runs as
+  /// fast as the same loop in plain C++; only a signal handler could then see a stale value, and
+  /// the fault handler runs such a block again with `Exact` to name the faulting thread.
+  template <bool Exact>
+  void run(ThreadCursor& cursor) const {
     if (cursor.block_dim.y == 1 && cursor.block_dim.z == 1) {
       // 1-D blocks, the common case: threadIdx.y and .z stay 0 (set when the block starts),
-      // so a thread costs one counter and one threadIdx.x update.
-      while (cursor.next_thread < cursor.num_threads) {
-        publish_thread_x(cursor.next_thread++);
+      // so a thread costs one threadIdx.x update. The count of started threads stays in a
+      // register (a store to the cursor per thread made the loop half as fast); the scheduler
+      // brings the cursor up to date itself whenever a thread calls it (to wait at a barrier or
+      // a warp operation), and other fibers may then start threads while this one's thread
+      // waits: the check after each thread skips those.
+      std::size_t next = cursor.next_thread;
+      const std::size_t end = cursor.num_threads;
+      while (next < end) {
+        if constexpr (Exact)
+          publish_thread_x(next);
+        else
+          threadIdx.x = static_cast<unsigned>(next);
         std::apply(invoker_, args_);  // kernel parameters are by value: each thread gets copies
+        ++next;
+        // A branch, not a max(): a conditional move would put a load on the counter's
+        // dependency chain.
+        if (__builtin_expect(cursor.next_thread > next, 0)) next = cursor.next_thread;
       }
+      cursor.next_thread = next;
       return;
     }
     while (cursor.has_unstarted()) {
       cursor.begin_next_thread();
-      publish_thread_index();
+      if constexpr (Exact) publish_thread_index();
       std::apply(invoker_, args_);
     }
   }
