@@ -75,8 +75,10 @@ endfunction()
 # Called from lessons/NN-x/CMakeLists.txt. Builds the GoogleTest binary
 # autograder/tests/NN-x/test_<name>.cpp against NN-x/<order>_<name>.cu from the submission
 # folder and, unless COURSE_WITH_SOLUTIONS is OFF, from solutions/.
+# TIMED: the tests measure wall time (a copy that overlaps, a pipeline that beats the serial
+# loop); ctest runs them alone, as another test on the same cores could make them fail.
 function(course_add_exercise)
-  cmake_parse_arguments(EX "" "ORDER;NAME" "LIBRARIES" ${ARGN})
+  cmake_parse_arguments(EX "TIMED" "ORDER;NAME" "LIBRARIES" ${ARGN})
   if(NOT EX_ORDER OR NOT EX_NAME)
     message(FATAL_ERROR "course_add_exercise needs ORDER and NAME")
   endif()
@@ -126,6 +128,9 @@ function(course_add_exercise)
         add_test(NAME "${test_name}" COMMAND ${target})
       endif()
       set_tests_properties("${test_name}" PROPERTIES LABELS "lesson-${lesson_number};${variant}" TIMEOUT 300)
+      if(EX_TIMED)
+        set_tests_properties("${test_name}" PROPERTIES RUN_SERIAL TRUE)
+      endif()
     endif()
     string(APPEND variant_json
       "\"${variant}\": {\"source\": \"${source}\", \"target\": \"${target}\", \"executable\": \"${executable}\"},")
