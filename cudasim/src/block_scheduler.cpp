@@ -664,6 +664,21 @@ void thread_frame_range(const void*& begin, const void*& end) {
 
 namespace {
 
+/// What ends every block, finished or not: the instrumentation's bookkeeping, the running
+/// block, and its fibers back to the pool. `fibers_reusable`: every fiber of the block is back
+/// in fiber_main's switch_away (a normal end), so it can be resumed as it is; otherwise each gets
+/// a fresh frame before it is used again.
+void end_block(Worker& w, LaunchState& launch, bool fibers_reusable) {
+  instrumentation_end_block(launch);
+  w.block = nullptr;
+  running_thread().launch = nullptr;
+  for (Fiber* f : w.block_fibers) {
+    f->idle_in_fiber_main = fibers_reusable;
+    w.idle_fibers.push_back(f);
+  }
+  w.block_fibers.clear();
+}
+
 /// Runs one block; `exact_thread_index` as in ThreadCursor.
 __attribute__((noinline)) bool run_block_attempt(LaunchState& launch, unsigned long long linear_block,
                                                  bool exact_thread_index) {
@@ -706,32 +721,11 @@ __attribute__((noinline)) bool run_block_attempt(LaunchState& launch, unsigned l
   for (ThreadSlot& s : b.slots)
     if (s.coroutine) s.coroutine.destroy();
 
-  instrumentation_end_block(launch);
-  w.block = nullptr;
-  running_thread().launch = nullptr;
-  for (Fiber* f : b.fibers) {
-    // After a normal end every fiber of the block is back in fiber_main's switch_away.
-    f->idle_in_fiber_main = !b.faulted;
-    w.idle_fibers.push_back(f);
-  }
-  w.block_fibers.clear();
+  end_block(w, launch, /*fibers_reusable=*/!b.faulted);
   b.give_back(w.block_vectors);
   return !b.faulted;
 }
 
-/// Left by a jump from the fault handler: what the abandoned attempt of a block leaves behind.
-/// Its fibers stopped mid-thread (they get fresh frames before reuse); its suspended coroutines
-/// are not ended (the process ends soon).
-void abandon_block(Worker& w, LaunchState& launch) {
-  instrumentation_end_block(launch);
-  for (Fiber* f : w.block_fibers) {
-    f->idle_in_fiber_main = false;
-    w.idle_fibers.push_back(f);
-  }
-  w.block_fibers.clear();
-  w.block = nullptr;
-  w.current = nullptr;
-}
 
 /// The block faulted while threadIdx was not kept in memory (a signal: see RunningThread). Runs
 /// it again with threadIdx exact, so that the fault happens again with the right thread named by
@@ -748,7 +742,11 @@ void abandon_block(Worker& w, LaunchState& launch) {
   sigemptyset(&faulted);
   sigaddset(&faulted, signal_number);
   pthread_sigmask(SIG_UNBLOCK, &faulted, nullptr);
-  abandon_block(worker(), launch);
+  // What the abandoned attempt left: its fibers stopped mid-thread; its suspended coroutines are
+  // not ended (the process ends soon).
+  Worker& w = worker();
+  w.current = nullptr;
+  end_block(w, launch, /*fibers_reusable=*/false);
 
   std::fflush(stdout);
   const int saved_stdout = dup(STDOUT_FILENO);
@@ -757,9 +755,7 @@ void abandon_block(Worker& w, LaunchState& launch) {
   run_block_attempt(launch, linear_block, /*exact_thread_index=*/true);
   std::fflush(stdout);
   if (saved_stdout >= 0) dup2(saved_stdout, STDOUT_FILENO);
-  const uint3 block = blockIdx;
-  running.launch = &launch;
-  die_of_unrepeated_fault(signal_number, address, block);
+  die_of_unrepeated_fault(launch, signal_number, address, blockIdx);
 }
 
 }  // namespace

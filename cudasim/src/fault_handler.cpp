@@ -21,12 +21,13 @@ namespace {
 
 thread_local RunningThread running;
 
-/// Prints what is known about a fault in a kernel; `thread` null when it is not known.
-void print_fault(const RunningThread& r, int signal_number, const void* address, const uint3& block,
+/// Prints what is known about a fault in a kernel of `launch` on this OS thread; `thread` null
+/// when it is not known.
+void print_fault(const LaunchState& launch, int signal_number, const void* address, const uint3& block,
                  const uint3* thread) {
-  const LaunchConfig& c = r.launch->config;
+  const LaunchConfig& c = launch.config;
   std::string where;
-  if (r.is_stack_guard != nullptr && r.is_stack_guard(address)) {
+  if (running.is_stack_guard != nullptr && running.is_stack_guard(address)) {
     where = "stack overflow in the kernel thread (set CUDASIM_STACK_KB to more than the "
             "default 256 if the kernel really needs a large stack)";
   } else if (!describe_device_address(address, where)) {
@@ -66,7 +67,7 @@ void describe_fault(int signal_number, siginfo_t* info, void*) {
     r.fault_address = info->si_addr;
     siglongjmp(*rerun, 1);
   }
-  if (r.launch != nullptr) print_fault(r, signal_number, info->si_addr, blockIdx, &threadIdx);
+  if (r.launch != nullptr) print_fault(*r.launch, signal_number, info->si_addr, blockIdx, &threadIdx);
   // Fall back to the default action: the process dies with the original signal once the
   // handler returns and the faulting instruction runs again.
   signal(signal_number, SIG_DFL);
@@ -100,8 +101,9 @@ RunningThread& running_thread() noexcept {
   return running;
 }
 
-void die_of_unrepeated_fault(int signal_number, const void* address, const uint3& block) {
-  if (running.launch != nullptr) print_fault(running, signal_number, address, block, nullptr);
+void die_of_unrepeated_fault(const LaunchState& launch, int signal_number, const void* address,
+                             const uint3& block) {
+  print_fault(launch, signal_number, address, block, nullptr);
   die_of(signal_number);
 }
 

@@ -144,7 +144,8 @@ RunningThread& running_thread() noexcept;
 void install_fault_handler();
 /// After a fault that did not happen again when its block ran again exactly: reports it without
 /// a thread and ends the process with the original signal, as the handler would have.
-[[noreturn]] void die_of_unrepeated_fault(int signal_number, const void* address, const uint3& block);
+[[noreturn]] void die_of_unrepeated_fault(const LaunchState& launch, int signal_number, const void* address,
+                                          const uint3& block);
 
 // ---- streams (streams.cpp) -----------------------------------------------------------------------
 /// What a captured graph holds: the work of each recorded operation, in stream order.
