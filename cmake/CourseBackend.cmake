@@ -51,17 +51,36 @@ if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
   find_package(CUDAToolkit REQUIRED)
   message(STATUS "Course backend: cuda (architectures: ${CMAKE_CUDA_ARCHITECTURES})")
 else()
-  # The simulator compiles kernels with barriers as coroutines (cudasim/include/cudasim/
-  # coroutine.hpp), while the course stays C++17 as on a GPU: the compilers' C++17 switches.
-  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-    set(COURSE_SIM_COROUTINE_FLAG -fcoroutines-ts)
-  else()
-    set(COURSE_SIM_COROUTINE_FLAG -fcoroutines)
+  # Only clang can build the simulator honestly: its memory counters and checks are clang's
+  # sanitizer-coverage hooks, which GCC does not have. tools/course/backend.py says the same.
+  set(COURSE_MIN_CLANG 14)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR CMAKE_CXX_COMPILER_VERSION VERSION_LESS COURSE_MIN_CLANG)
+    message(FATAL_ERROR "The simulator needs clang ${COURSE_MIN_CLANG} or newer (found ${CMAKE_CXX_COMPILER_ID} "
+                        "${CMAKE_CXX_COMPILER_VERSION} at ${CMAKE_CXX_COMPILER}): install clang (Debian/Ubuntu: "
+                        "sudo apt-get install clang) and configure with -DCMAKE_CXX_COMPILER=clang++")
   endif()
-  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:${COURSE_SIM_COROUTINE_FLAG}>)
-  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-    message(STATUS "Course backend: sim")
-  else()
-    message(STATUS "Course backend: sim (with ${CMAKE_CXX_COMPILER_ID}; clang++ is preferred)")
+  # The simulator compiles kernels with barriers as C++20 coroutines (cudasim/include/cudasim/
+  # device_functions.hpp), so everything built for it is C++20: clang 17 removed the C++17
+  # coroutine switch (-fcoroutines-ts) that older builds used.
+  set(CMAKE_CXX_STANDARD 20)
+  # clang 18 and newer warn about deprecated names that libstdc++ 12 (Debian 12) uses inside its
+  # own headers, e.g. get_temporary_buffer under std::stable_sort: a warning in every file that
+  # sorts stably, and an error where warnings are errors. Silence that class of warning only
+  # where this pairing of compiler and library produces it.
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "-std=c++20 -Werror=deprecated-declarations")
+  check_cxx_source_compiles([[
+    #include <algorithm>
+    #include <vector>
+    int main() { std::vector<int> v{2, 1}; std::stable_sort(v.begin(), v.end()); return v[0]; }
+  ]] COURSE_STDLIB_HEADERS_FREE_OF_DEPRECATION_WARNINGS)
+  unset(CMAKE_REQUIRED_FLAGS)
+  # COURSE_SIM_CXX_FLAGS: what every C++ compile for the simulator adds to CMake's own flags;
+  # `./course run` compiles with the same (course_write_manifest()).
+  set(COURSE_SIM_CXX_FLAGS "")
+  if(NOT COURSE_STDLIB_HEADERS_FREE_OF_DEPRECATION_WARNINGS)
+    list(APPEND COURSE_SIM_CXX_FLAGS -Wno-deprecated-declarations)
   endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${COURSE_SIM_CXX_FLAGS}>")
+  message(STATUS "Course backend: sim (clang ${CMAKE_CXX_COMPILER_VERSION})")
 endif()

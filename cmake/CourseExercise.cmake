@@ -13,10 +13,13 @@ include("${COURSE_ROOT}/autograder/cmake/CourseGrader.cmake")  # COURSE_GRADER, 
 # -iquote keeps the file's own quoted includes working from the build folder.
 # Kernels compiled with these flags count their memory traffic and are checked by memcheck
 # (cudasim/src/instrumentation.cpp): clang calls a hook before every load and store; without
-# vectorisation each element access stays one access. Only clang has these hooks.
+# vectorisation each element access stays one access. Only clang has these hooks (the sim
+# backend requires it: cmake/CourseBackend.cmake).
+# The ignorelist keeps the standard library's out-of-line code uninstrumented (why: see there).
 set(COURSE_SIM_INSTRUMENT_FLAGS
-    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores -fno-vectorize
-    -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
+    -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores
+    "-fsanitize-coverage-ignorelist=${COURSE_ROOT}/cudasim/instrumentation_ignorelist.txt"
+    -fno-vectorize -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
 
 # course_cuda_sources(target file.cu... [UNINSTRUMENTED] [RUNTIME library])
 # RUNTIME replaces the simulator library the target links (default: cudasim).
@@ -26,7 +29,7 @@ function(course_cuda_sources target)
     set(CU_RUNTIME cudasim)
   endif()
   set(options "")
-  if(NOT CU_UNINSTRUMENTED AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  if(NOT CU_UNINSTRUMENTED)
     set(options ${COURSE_SIM_INSTRUMENT_FLAGS})
   endif()
   foreach(source IN LISTS CU_UNPARSED_ARGUMENTS)
@@ -136,14 +139,20 @@ function(course_add_exercise)
       "\"${variant}\": {\"source\": \"${source}\", \"target\": \"${target}\", \"executable\": \"${executable}\"},")
   endforeach()
   string(REGEX REPLACE ",$" "" variant_json "${variant_json}")
-  set(_libs "")
-  foreach(library IN LISTS EX_LIBRARIES)
-    list(APPEND _libs "\"${library}\"")
-  endforeach()
-  list(JOIN _libs ", " _libs)
+  _course_json_strings(_libs ${EX_LIBRARIES})
 
   set_property(GLOBAL APPEND PROPERTY COURSE_EXERCISES_JSON
     "{\"lesson\": \"${lesson}\", \"lesson_number\": \"${lesson_number}\", \"order\": \"${EX_ORDER}\", \"name\": \"${EX_NAME}\", \"file\": \"${file}\", \"test_source\": \"${test_source}\", \"libraries\": [${_libs}], \"variants\": {${variant_json}}}")
+endfunction()
+
+# Sets `out` to the arguments as the items of a JSON array of strings: "a", "b".
+function(_course_json_strings out)
+  set(items "")
+  foreach(item IN LISTS ARGN)
+    list(APPEND items "\"${item}\"")
+  endforeach()
+  list(JOIN items ", " items)
+  set(${out} "${items}" PARENT_SCOPE)
 endfunction()
 
 # Writes <build>/course_manifest.json and <build>/course_run.json.
@@ -163,21 +172,16 @@ function(course_write_manifest)
 ")
   # The recipe for `./course run FILE.cu`: the same compiler and flags as the exercises;
   # `--stats` and `--check` add the instrumentation flags.
-  set(_course_instrument_json "")
-  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-    foreach(flag IN LISTS COURSE_SIM_INSTRUMENT_FLAGS)
-      list(APPEND _course_instrument_json "\"${flag}\"")
-    endforeach()
-    list(JOIN _course_instrument_json ", " _course_instrument_json)
-  endif()
   if(COURSE_BACKEND_RESOLVED STREQUAL "sim")
+    _course_json_strings(_course_flags_json -std=c++${CMAKE_CXX_STANDARD} ${COURSE_SIM_CXX_FLAGS} -O2 -g -pthread)
+    _course_json_strings(_course_instrument_json ${COURSE_SIM_INSTRUMENT_FLAGS})
     file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course_run.json" CONTENT
 "{
   \"backend\": \"sim\",
   \"targets\": [\"cudasim_rewrite\", \"cudasim\", \"cudasim_cublas\"],
   \"rewrite_tool\": \"$<TARGET_FILE:cudasim_rewrite>\",
   \"compiler\": \"${CMAKE_CXX_COMPILER}\",
-  \"flags\": [\"-std=c++17\", \"${COURSE_SIM_COROUTINE_FLAG}\", \"-O2\", \"-g\", \"-pthread\"],
+  \"flags\": [${_course_flags_json}],
   \"instrument_flags\": [${_course_instrument_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
   \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\"]

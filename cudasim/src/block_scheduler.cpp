@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "cudasim/coroutine.hpp"
+#include <coroutine>
 #include "fiber.hpp"
 #include "internal.hpp"
 

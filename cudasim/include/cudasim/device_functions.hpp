@@ -20,7 +20,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cudasim/coroutine.hpp"
+#include <coroutine>
 #include "cudasim/execution.hpp"
 
 // ---- qualifiers ----------------------------------------------------------------------------
