@@ -13,6 +13,10 @@ from .errors import CourseError
 BACKENDS = ("cuda", "sim")
 BACKEND_CHOICES = ("cuda", "sim", "auto")
 MIN_CMAKE = (3, 22)
+# The oldest clang the simulator is built and tested with (CI runs the selftest with it and
+# with the newest versioned clang Debian offers). GCC cannot stand in: the simulator's memory
+# counters and checks are clang's sanitizer-coverage hooks.
+MIN_CLANG = 14
 DEBIAN_PACKAGES = "cmake ninja-build clang libgtest-dev libopenblas-dev"
 APT_COMMAND = "sudo apt-get install -y " + DEBIAN_PACKAGES
 
@@ -81,6 +85,7 @@ class Toolchain:
     cmake_version: Tuple[int, ...]
     generator: str                 # "Ninja" or "Unix Makefiles"
     cxx: Optional[str] = None      # clang++ (sim)
+    cxx_version: str = ""          # "clang 19.1.7" (sim)
     nvcc: Optional[str] = None     # (cuda)
     has_gpu: bool = False
 
@@ -95,6 +100,48 @@ def cmake_version(cmake: str) -> Optional[Tuple[int, ...]]:
     if not match:
         return None
     return tuple(int(g) for g in match.groups() if g is not None)
+
+
+def clang_version(cxx: str) -> Optional[Tuple[int, ...]]:
+    """(major, minor, patch) from ``cxx --version`` when it is clang, else None."""
+    try:
+        out = subprocess.run([cxx, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             universal_newlines=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"clang version (\d+)\.(\d+)(?:\.(\d+))?", out)
+    if not match:
+        return None
+    return tuple(int(g) for g in match.groups() if g is not None)
+
+
+def find_clang() -> Optional[str]:
+    """``clang++`` on PATH, else the newest versioned ``clang++-N`` there (Debian's clang-N
+    packages install only those)."""
+    found = shutil.which("clang++")
+    if found:
+        return found
+    versioned = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        for path in glob.glob(os.path.join(folder or ".", "clang++-[0-9]*")):
+            match = re.search(r"clang\+\+-(\d+)$", path)
+            if match and os.access(path, os.X_OK):
+                versioned.append((int(match.group(1)), path))
+    return max(versioned)[1] if versioned else None
+
+
+def check_clang(cxx: str) -> str:
+    """"clang 19.1.7" for a clang++ the simulator supports; otherwise one line that says why
+    not and what to install."""
+    version = clang_version(cxx)
+    install = "install clang %d or newer (sudo apt-get install clang) and put its clang++ first on PATH" % MIN_CLANG
+    if version is None:
+        raise CourseError("%s is not clang: the simulator needs clang++ (its memory counters are clang's "
+                          "sanitizer-coverage hooks); %s" % (cxx, install))
+    if version[0] < MIN_CLANG:
+        raise CourseError("%s is clang %s; the simulator needs clang %d or newer: %s"
+                          % (cxx, ".".join(map(str, version)), MIN_CLANG, install))
+    return "clang " + ".".join(map(str, version))
 
 
 def find_gtest(root: str) -> Optional[str]:
@@ -154,8 +201,9 @@ def check_prerequisites(backend: str, root: str) -> Toolchain:
     if not find_gtest(root):
         missing.append("GoogleTest (package libgtest-dev)")
     cxx = nvcc = None
+    cxx_version = ""
     if backend == "sim":
-        cxx = shutil.which("clang++")
+        cxx = find_clang()
         if not cxx:
             missing.append("clang++ (package clang)")
         if not find_cblas():
@@ -167,6 +215,8 @@ def check_prerequisites(backend: str, root: str) -> Toolchain:
     if missing:
         raise CourseError("missing for the %s backend: %s. On Debian/Ubuntu install them with: %s"
                           % (backend, "; ".join(missing), APT_COMMAND))
+    if cxx:
+        cxx_version = check_clang(cxx)
     return Toolchain(backend=backend, cmake=cmake or "cmake", cmake_version=version,
-                     generator=generator, cxx=cxx, nvcc=nvcc,
+                     generator=generator, cxx=cxx, cxx_version=cxx_version, nvcc=nvcc,
                      has_gpu=bool(backend == "cuda" and gpu_names()))

@@ -131,6 +131,8 @@ class BuildDir:
             return "first use"
         if cache.get("COURSE_BACKEND") != self.toolchain.backend:
             return "backend changed"
+        if self.compiler_changed(cache):
+            return "compiler changed"
         manifest = os.path.join(self.path, MANIFEST_NAME)
         if not os.path.exists(manifest):
             return "no manifest"
@@ -152,15 +154,17 @@ class BuildDir:
         generator = self.toolchain.generator
         if cache:
             old_generator = cache.get("CMAKE_GENERATOR")
-            if cache.get("COURSE_BACKEND") != self.toolchain.backend or \
+            if cache.get("COURSE_BACKEND") != self.toolchain.backend or self.compiler_changed(cache) or \
                     (old_generator and old_generator != generator):
-                # A different backend means different compilers: start from a clean cache.
+                # Another backend or compiler: CMake keeps compiler checks in the cache, start clean.
                 os.remove(os.path.join(self.path, "CMakeCache.txt"))
                 shutil.rmtree(os.path.join(self.path, "CMakeFiles"), ignore_errors=True)
         os.makedirs(self.path, exist_ok=True)
         cmd = [self.toolchain.cmake, "-S", self.root, "-B", self.path, "-G", generator]
         cmd += ["-D%s=%s" % kv for kv in self.backend_definitions().items()]
-        ui.progress("configuring %s (%s backend, %s) ..." % (self.display_path(), self.toolchain.backend, reason), end="")
+        ui.progress("configuring %s (%s backend%s, %s) ..." % (
+            self.display_path(), self.toolchain.backend,
+            ", " + self.toolchain.cxx_version if self.toolchain.cxx_version else "", reason), end="")
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
                               errors="replace")
         if proc.returncode != 0:
@@ -170,8 +174,26 @@ class BuildDir:
                               FAILURE)
         # CMake may leave an unchanged manifest untouched, so our own stamp records when.
         with open(os.path.join(self.path, STAMP_NAME), "w", encoding="utf-8") as f:
-            f.write(" ".join(cmd) + "\n")
+            f.write(" ".join(cmd) + "\n" + self.compiler_line() + "\n")
         ui.progress(" ok")
+
+    def compiler_changed(self, cache: Dict[str, str]) -> bool:
+        """Whether the folder was configured with another simulator compiler: another path, or
+        the same path now naming another version (e.g. after update-alternatives). CMake would
+        then drop the whole cache, -D definitions included, so configure() starts clean itself."""
+        if self.toolchain.backend != "sim":
+            return False
+        if cache.get("CMAKE_CXX_COMPILER") != self.toolchain.cxx:
+            return True
+        try:
+            with open(os.path.join(self.path, STAMP_NAME), encoding="utf-8", errors="replace") as f:
+                return self.compiler_line() not in f.read().splitlines()
+        except FileNotFoundError:
+            return False
+
+    def compiler_line(self) -> str:
+        """How the stamp records the compiler a folder was configured with."""
+        return "compiler: %s %s" % (self.toolchain.cxx or self.toolchain.nvcc or "", self.toolchain.cxx_version)
 
     def manifest(self) -> Manifest:
         return load_manifest(self.path)

@@ -1,5 +1,7 @@
 """Backend choice and the prerequisite message."""
 import os
+import sys
+import tempfile
 import unittest
 from unittest import mock
 
@@ -56,10 +58,58 @@ class Prerequisites(unittest.TestCase):
             return None if name == "ninja" else "/usr/bin/" + name
         with mock.patch("shutil.which", side_effect=which), \
                 mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "clang_version", return_value=(14, 0, 6)), \
                 mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
                 mock.patch.object(backend, "find_cblas", return_value="/usr/include/cblas.h"):
             toolchain = backend.check_prerequisites("sim", support.REPO_ROOT)
         self.assertEqual(toolchain.generator, "Unix Makefiles")
+
+    def test_an_old_clang_is_refused_with_one_line_that_names_what_to_install(self):
+        with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "clang_version", return_value=(13, 0, 1)), \
+                mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
+                mock.patch.object(backend, "find_cblas", return_value="/usr/include/cblas.h"):
+            with self.assertRaises(CourseError) as ctx:
+                backend.check_prerequisites("sim", support.REPO_ROOT)
+        message = ctx.exception.message
+        self.assertEqual(len(message.splitlines()), 1)
+        self.assertIn("clang 13.0.1", message)
+        self.assertIn("clang 14 or newer", message)
+        self.assertIn("apt-get install clang", message)
+
+    def test_a_clang_plus_plus_that_is_not_clang_is_refused(self):
+        with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "clang_version", return_value=None), \
+                mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
+                mock.patch.object(backend, "find_cblas", return_value="/usr/include/cblas.h"):
+            with self.assertRaises(CourseError) as ctx:
+                backend.check_prerequisites("sim", support.REPO_ROOT)
+        self.assertIn("/usr/bin/clang++ is not clang", ctx.exception.message)
+
+    def test_the_toolchain_names_its_clang(self):
+        with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "clang_version", return_value=(22, 1, 0)), \
+                mock.patch.object(backend, "find_gtest", return_value="/usr/include/gtest/gtest.h"), \
+                mock.patch.object(backend, "find_cblas", return_value="/usr/include/cblas.h"):
+            toolchain = backend.check_prerequisites("sim", support.REPO_ROOT)
+        self.assertEqual(toolchain.cxx_version, "clang 22.1.0")
+
+    def test_the_newest_versioned_clang_stands_in_for_a_missing_clang_plus_plus(self):
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            for folder, version in ((a, 15), (b, 19), (b, 9)):
+                path = os.path.join(folder, "clang++-%d" % version)
+                with open(path, "w") as f:
+                    f.write("#!/bin/sh\n")
+                os.chmod(path, 0o755)
+            with mock.patch.dict(os.environ, {"PATH": a + os.pathsep + b}):
+                self.assertEqual(backend.find_clang(), os.path.join(b, "clang++-19"))
+
+    def test_the_version_is_read_from_clang_itself(self):
+        version = backend.clang_version(sys.executable)  # a program that is not clang
+        self.assertIsNone(version)
 
     def test_cuda_needs_nvcc(self):
         with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name if name != "nvcc" else None), \

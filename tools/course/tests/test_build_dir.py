@@ -1,0 +1,78 @@
+"""When a build folder must be configured again, and how: a change of compiler starts clean."""
+import os
+import subprocess
+import tempfile
+import unittest
+from unittest import mock
+
+import support  # noqa: F401  (puts tools/ on sys.path)
+from course.backend import Toolchain
+from course.build import STAMP_NAME, BuildDir
+from course.manifest import MANIFEST_NAME
+
+
+def toolchain(cxx: str, version: str) -> Toolchain:
+    return Toolchain(backend="sim", cmake="cmake", cmake_version=(3, 25, 1), generator="Ninja",
+                     cxx=cxx, cxx_version=version)
+
+
+class CompilerChanges(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp()          # a source tree with no CMake files in it
+        self.path = os.path.join(self.root, "build", "sim")
+        os.makedirs(self.path)
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.root])
+
+    def configured_with(self, cxx: str, version: str, submission: str = "/sub") -> None:
+        """A folder as ./course leaves it after configuring with this compiler."""
+        with open(os.path.join(self.path, "CMakeCache.txt"), "w") as f:
+            f.write("COURSE_BACKEND:STRING=sim\nCMAKE_CXX_COMPILER:STRING=%s\n"
+                    "COURSE_SUBMISSION_DIR:PATH=%s\nCMAKE_GENERATOR:INTERNAL=Ninja\n" % (cxx, submission))
+        open(os.path.join(self.path, MANIFEST_NAME), "w").close()
+        folder = BuildDir(self.root, self.path, toolchain(cxx, version))
+        with open(os.path.join(self.path, STAMP_NAME), "w") as f:
+            f.write("cmake ...\n" + folder.compiler_line() + "\n")
+
+    def test_the_same_compiler_needs_no_configure(self):
+        self.configured_with("/usr/bin/clang++", "clang 14.0.6")
+        folder = BuildDir(self.root, self.path, toolchain("/usr/bin/clang++", "clang 14.0.6"),
+                          {"COURSE_SUBMISSION_DIR": "/sub"})
+        self.assertIsNone(folder.configure_reason())
+
+    def test_another_clang_on_path_is_a_compiler_change_before_any_other_reason(self):
+        self.configured_with("/usr/bin/clang++", "clang 14.0.6")
+        folder = BuildDir(self.root, self.path, toolchain("/opt/bin/clang++", "clang 22.1.8"),
+                          {"COURSE_SUBMISSION_DIR": "/another"})
+        self.assertEqual(folder.configure_reason(), "compiler changed")
+
+    def test_the_same_path_with_another_version_is_a_compiler_change(self):
+        self.configured_with("/usr/bin/clang++", "clang 14.0.6")
+        folder = BuildDir(self.root, self.path, toolchain("/usr/bin/clang++", "clang 19.1.7"))
+        self.assertEqual(folder.configure_reason(), "compiler changed")
+
+    def test_a_compiler_change_starts_from_a_clean_cache_and_keeps_the_definitions(self):
+        # CMake itself would drop the whole cache on a new CMAKE_CXX_COMPILER, -D values too,
+        # and configure the submission folder's default instead of the one asked for.
+        self.configured_with("/usr/bin/clang++", "clang 14.0.6")
+        folder = BuildDir(self.root, self.path, toolchain("/opt/bin/clang++", "clang 22.1.8"),
+                          {"COURSE_SUBMISSION_DIR": "/another"})
+        seen = {}
+
+        def fake_cmake(cmd, **kwargs):
+            seen["cache_left"] = os.path.exists(os.path.join(self.path, "CMakeCache.txt"))
+            seen["cmd"] = cmd
+            return subprocess.CompletedProcess(cmd, 0, stdout="")
+
+        with mock.patch("subprocess.run", side_effect=fake_cmake):
+            folder.configure()
+        self.assertFalse(seen["cache_left"])
+        self.assertIn("-DCMAKE_CXX_COMPILER=/opt/bin/clang++", seen["cmd"])
+        self.assertIn("-DCOURSE_SUBMISSION_DIR=/another", seen["cmd"])
+        with open(os.path.join(self.path, STAMP_NAME)) as f:
+            self.assertIn("compiler: /opt/bin/clang++ clang 22.1.8", f.read().splitlines())
+
+
+if __name__ == "__main__":
+    unittest.main()
