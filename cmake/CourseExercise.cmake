@@ -21,6 +21,10 @@ set(COURSE_SIM_INSTRUMENT_FLAGS
     "-fsanitize-coverage-ignorelist=${COURSE_ROOT}/cudasim/instrumentation_ignorelist.txt"
     -fno-vectorize -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
 
+# Like nvcc, the simulator includes cuda_runtime.h in every .cu file, so that programs which
+# never include it (most "hello world"s) compile on both backends.
+set(COURSE_SIM_CU_FLAGS -include cuda_runtime.h)
+
 # course_cuda_sources(target file.cu... [UNINSTRUMENTED] [RUNTIME library])
 # RUNTIME replaces the simulator library the target links (default: cudasim).
 function(course_cuda_sources target)
@@ -28,9 +32,9 @@ function(course_cuda_sources target)
   if(NOT CU_RUNTIME)
     set(CU_RUNTIME cudasim)
   endif()
-  set(options "")
+  set(options ${COURSE_SIM_CU_FLAGS})
   if(NOT CU_UNINSTRUMENTED)
-    set(options ${COURSE_SIM_INSTRUMENT_FLAGS})
+    list(APPEND options ${COURSE_SIM_INSTRUMENT_FLAGS})
   endif()
   foreach(source IN LISTS CU_UNPARSED_ARGUMENTS)
     get_filename_component(source "${source}" ABSOLUTE)
@@ -175,6 +179,7 @@ function(course_write_manifest)
   if(COURSE_BACKEND_RESOLVED STREQUAL "sim")
     _course_json_strings(_course_flags_json -std=c++${CMAKE_CXX_STANDARD} ${COURSE_SIM_CXX_FLAGS} -O2 -g -pthread)
     _course_json_strings(_course_instrument_json ${COURSE_SIM_INSTRUMENT_FLAGS})
+    _course_json_strings(_course_cu_json ${COURSE_SIM_CU_FLAGS})
     file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course_run.json" CONTENT
 "{
   \"backend\": \"sim\",
@@ -183,6 +188,7 @@ function(course_write_manifest)
   \"compiler\": \"${CMAKE_CXX_COMPILER}\",
   \"flags\": [${_course_flags_json}],
   \"instrument_flags\": [${_course_instrument_json}],
+  \"cu_flags\": [${_course_cu_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
   \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\"]
 }

@@ -4,6 +4,22 @@
 #pragma once
 
 #define CUDASIM 1
+// The real header's include guard: code such as NVIDIA's helper_cuda.h only defines its CUDA
+// helpers (checkCudaErrors, findCudaDevice) when it sees it.
+#define __CUDA_RUNTIME_H__
+
+// What the real header brings in and programs rely on without including it themselves
+// (NULL, malloc, memset, printf, assert, sqrtf, placement new).
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <new>
 
 #include "cudasim/runtime_types.hpp"
 #include "cudasim/execution.hpp"

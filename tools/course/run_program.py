@@ -89,6 +89,8 @@ def compile_commands(source: str, recipe: dict, workdir: str, exe: str) -> List[
     rewrite = recipe.get("rewrite_tool")
     if rewrite:
         rewritten = os.path.join(workdir, os.path.splitext(os.path.basename(source))[0] + ".sim.cpp")
+        if source.endswith(".cu"):
+            flags += recipe.get("cu_flags", [])  # what nvcc does for every .cu file
         return [[rewrite, source, rewritten],
                 [recipe["compiler"]] + flags + includes + ["-iquote", folder, rewritten] + link + ["-o", exe]]
     return [[recipe["compiler"]] + flags + includes + [source] + link + ["-o", exe]]

@@ -31,7 +31,7 @@
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))  // as nvcc defines it: allowed after the type too
 #define __launch_bounds__(...)
 #define __grid_constant__
 /// Block-shared variables: one instance per worker OS thread, and a worker runs one block at a

@@ -7,7 +7,7 @@ import support  # noqa: F401
 from course.run_program import cache_key, compile_commands, runtime_targets, split_program_args
 
 SIM_RECIPE = {"backend": "sim", "rewrite_tool": "/b/cudasim/cudasim_rewrite", "compiler": "/usr/bin/clang++",
-              "flags": ["-std=c++17", "-O2"], "include_dirs": ["/src/cudasim/include", "/src/lessons/common"],
+              "flags": ["-std=c++20", "-O2"], "cu_flags": ["-include", "cuda_runtime.h"], "include_dirs": ["/src/cudasim/include", "/src/lessons/common"],
               "link": ["/b/cudasim/libcudasim.a", "/usr/lib/libopenblas.so", "-pthread"]}
 CUDA_RECIPE = {"backend": "cuda", "rewrite_tool": None, "compiler": "/usr/local/cuda/bin/nvcc",
                "flags": ["-O2", "-arch=sm_90"], "include_dirs": ["/src/lessons/common"], "link": ["-lcublas"]}
@@ -30,6 +30,12 @@ class Recipes(unittest.TestCase):
         self.assertEqual(compile_[compile_.index("-iquote") + 1], "/home/me")
         self.assertLess(compile_.index("/cache/w/prog.sim.cpp"), compile_.index("/b/cudasim/libcudasim.a"))
         self.assertEqual(compile_[-2:], ["-o", "/cache/w/prog"])
+
+    def test_a_cu_file_sees_the_runtime_header_without_including_it_as_with_nvcc(self):
+        _, compile_cu = compile_commands("/home/me/prog.cu", SIM_RECIPE, "/cache/w", "/cache/w/prog")
+        self.assertEqual(compile_cu[compile_cu.index("-include") + 1], "cuda_runtime.h")
+        _, compile_cpp = compile_commands("/home/me/prog.cpp", SIM_RECIPE, "/cache/w", "/cache/w/prog")
+        self.assertNotIn("-include", compile_cpp)
 
     def test_cuda_compiles_in_one_step(self):
         (only,) = compile_commands("/home/me/prog.cu", CUDA_RECIPE, "/cache/w", "/cache/w/prog")

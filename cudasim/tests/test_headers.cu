@@ -1,0 +1,60 @@
+// What a .cu file gets without including anything, and what the CUDA headers bring in: the
+// conventions public example programs rely on. Valid CUDA: nvcc includes cuda_runtime.h in
+// every .cu file by itself, and the simulator does the same, so this file does not include it.
+#include <gtest/gtest.h>
+
+#include <cuda_profiler_api.h>
+
+namespace {
+
+// NVIDIA's helper_cuda.h defines checkCudaErrors and findCudaDevice only under this guard.
+#ifdef __CUDA_RUNTIME_H__
+constexpr bool kRuntimeGuardSeen = true;
+#else
+constexpr bool kRuntimeGuardSeen = false;
+#endif
+
+struct __align__(16) Aligned {
+  float a, b;
+};
+
+__global__ void fill_with_index(int* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
+}
+
+TEST(Headers, AKernelCompilesAndRunsWithoutIncludingTheRuntimeHeader) {
+  const int n = 100;
+  int* device = NULL;  // NULL, malloc and memset come with the runtime header, as with nvcc
+  ASSERT_EQ(cudaMalloc(&device, n * sizeof(int)), cudaSuccess);
+  fill_with_index<<<(n + 31) / 32, 32>>>(device, n);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  int* host = static_cast<int*>(malloc(n * sizeof(int)));
+  memset(host, 0xff, n * sizeof(int));
+  ASSERT_EQ(cudaMemcpy(host, device, n * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(host[i], i);
+  free(host);
+  EXPECT_EQ(cudaFree(device), cudaSuccess);
+}
+
+TEST(Headers, TheRuntimeHeaderDefinesItsIncludeGuard) { EXPECT_TRUE(kRuntimeGuardSeen); }
+
+TEST(Headers, AlignAlignsLikeTheAttribute) {
+  EXPECT_EQ(alignof(Aligned), 16u);
+  __align__(8) float pair[2] = {1.0f, 2.0f};
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(pair) % 8, 0u);
+}
+
+TEST(Headers, DevicePropertiesComeWithTheRuntimeHeader) {
+  cudaDeviceProp prop;
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  EXPECT_GT(strlen(prop.name), 0u);
+  EXPECT_EQ(prop.warpSize, 32);
+}
+
+TEST(Headers, ProfilerStartAndStopSucceed) {
+  EXPECT_EQ(cudaProfilerStart(), cudaSuccess);
+  EXPECT_EQ(cudaProfilerStop(), cudaSuccess);
+}
+
+}  // namespace
