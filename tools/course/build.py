@@ -6,7 +6,7 @@ import subprocess
 from typing import Dict, List, Optional, Sequence
 
 from . import ui
-from .backend import Toolchain, gpu_compute_capability
+from .backend import GTEST_SOURCE_VARIABLE, Toolchain, gpu_compute_capability, gtest_source
 from .errors import CourseError, FAILURE
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 
@@ -92,6 +92,13 @@ def course_code_failure(text: str, exercise_file: str, executable: str) -> str:
     return ""
 
 
+def environment_definitions() -> Dict[str, str]:
+    """Cache variables set from the environment for every build folder: GoogleTest's source
+    folder (``$COURSE_GTEST_SOURCE``) where GoogleTest is not installed."""
+    source = gtest_source()
+    return {GTEST_SOURCE_VARIABLE: source} if source else {}
+
+
 class BuildOutcome:
     def __init__(self, ok: bool, output: str):
         self.ok = ok
@@ -121,6 +128,7 @@ class BuildDir:
             defs["CMAKE_CUDA_ARCHITECTURES"] = arch
             if tc.nvcc:
                 defs["CMAKE_CUDA_COMPILER"] = tc.nvcc
+        defs.update(environment_definitions())
         defs.update(self.definitions)
         return defs
 
@@ -134,7 +142,7 @@ class BuildDir:
         manifest = os.path.join(self.path, MANIFEST_NAME)
         if not os.path.exists(manifest):
             return "no manifest"
-        for key, value in self.definitions.items():
+        for key, value in list(environment_definitions().items()) + list(self.definitions.items()):
             if cache.get(key) != value:
                 return key + " changed"
         stamp = os.path.join(self.path, STAMP_NAME)
