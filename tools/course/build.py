@@ -185,13 +185,16 @@ class BuildDir:
         return load_manifest(self.path)
 
     # -- build -------------------------------------------------------------------------------
-    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
-        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
+    def build_command(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> List[str]:
         cmd = [self.toolchain.cmake, "--build", self.path, "--parallel", str(jobs or cpu_count())]
         if targets:
             cmd += ["--target"] + list(targets)
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                              errors="replace")
+        return cmd
+
+    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
+        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
+        proc = subprocess.run(self.build_command(targets, jobs), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, errors="replace")
         return BuildOutcome(proc.returncode == 0, proc.stdout)
 
     def build_each(self, targets: List[str], label: Dict[str, str]) -> Dict[str, BuildOutcome]:
