@@ -144,8 +144,31 @@ def check_clang(cxx: str) -> str:
     return "clang " + ".".join(map(str, version))
 
 
+GTEST_SOURCE_VARIABLE = "COURSE_GTEST_SOURCE"
+
+
+def gtest_source() -> Optional[str]:
+    """The GoogleTest source folder named by $COURSE_GTEST_SOURCE (built with the course by
+    CMake instead of an installed GoogleTest), as an absolute path; None when unset. A folder
+    that is not GoogleTest's sources is an error, named before CMake would fail on it."""
+    value = os.environ.get(GTEST_SOURCE_VARIABLE, "").strip()
+    if not value:
+        return None
+    path = os.path.abspath(os.path.expanduser(value))
+    headers = [os.path.join(path, "googletest", "include", "gtest", "gtest.h"),   # /usr/src/googletest
+               os.path.join(path, "include", "gtest", "gtest.h")]                 # its googletest/ folder
+    if not os.path.isfile(os.path.join(path, "CMakeLists.txt")) or not any(map(os.path.isfile, headers)):
+        raise CourseError("%s=%s is not GoogleTest's source folder (a CMakeLists.txt and gtest/gtest.h, "
+                          "e.g. /usr/src/googletest from Debian's googletest package)" % (GTEST_SOURCE_VARIABLE, value))
+    return path
+
+
 def find_gtest(root: str) -> Optional[str]:
-    """GoogleTest as a header (libgtest-dev) or as a CMake package (GTestConfig.cmake)."""
+    """GoogleTest's source folder ($COURSE_GTEST_SOURCE), or GoogleTest as a header
+    (libgtest-dev) or as a CMake package (GTestConfig.cmake)."""
+    source = gtest_source()
+    if source:
+        return os.path.join(source, "CMakeLists.txt")
     for inc in ("/usr/include", "/usr/local/include"):
         if os.path.isfile(os.path.join(inc, "gtest", "gtest.h")):
             return os.path.join(inc, "gtest", "gtest.h")
@@ -199,7 +222,7 @@ def check_prerequisites(backend: str, root: str) -> Toolchain:
         generator = ""
         missing.append("ninja (package ninja-build)")
     if not find_gtest(root):
-        missing.append("GoogleTest (package libgtest-dev)")
+        missing.append("GoogleTest (package libgtest-dev, or its sources: %s=DIR)" % GTEST_SOURCE_VARIABLE)
     cxx = nvcc = None
     cxx_version = ""
     if backend == "sim":

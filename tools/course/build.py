@@ -6,7 +6,7 @@ import subprocess
 from typing import Dict, List, Optional, Sequence
 
 from . import ui
-from .backend import Toolchain, gpu_compute_capability
+from .backend import GTEST_SOURCE_VARIABLE, Toolchain, gpu_compute_capability, gtest_source
 from .errors import CourseError, FAILURE
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
 
@@ -92,6 +92,13 @@ def course_code_failure(text: str, exercise_file: str, executable: str) -> str:
     return ""
 
 
+def environment_definitions() -> Dict[str, str]:
+    """Cache variables set from the environment for every build folder: GoogleTest's source
+    folder (``$COURSE_GTEST_SOURCE``) where GoogleTest is not installed."""
+    source = gtest_source()
+    return {GTEST_SOURCE_VARIABLE: source} if source else {}
+
+
 class BuildOutcome:
     def __init__(self, ok: bool, output: str):
         self.ok = ok
@@ -121,6 +128,7 @@ class BuildDir:
             defs["CMAKE_CUDA_ARCHITECTURES"] = arch
             if tc.nvcc:
                 defs["CMAKE_CUDA_COMPILER"] = tc.nvcc
+        defs.update(environment_definitions())
         defs.update(self.definitions)
         return defs
 
@@ -136,7 +144,7 @@ class BuildDir:
         manifest = os.path.join(self.path, MANIFEST_NAME)
         if not os.path.exists(manifest):
             return "no manifest"
-        for key, value in self.definitions.items():
+        for key, value in list(environment_definitions().items()) + list(self.definitions.items()):
             if cache.get(key) != value:
                 return key + " changed"
         stamp = os.path.join(self.path, STAMP_NAME)
@@ -199,13 +207,16 @@ class BuildDir:
         return load_manifest(self.path)
 
     # -- build -------------------------------------------------------------------------------
-    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
-        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
+    def build_command(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> List[str]:
         cmd = [self.toolchain.cmake, "--build", self.path, "--parallel", str(jobs or cpu_count())]
         if targets:
             cmd += ["--target"] + list(targets)
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                              errors="replace")
+        return cmd
+
+    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
+        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
+        proc = subprocess.run(self.build_command(targets, jobs), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, errors="replace")
         return BuildOutcome(proc.returncode == 0, proc.stdout)
 
     def build_each(self, targets: List[str], label: Dict[str, str]) -> Dict[str, BuildOutcome]:

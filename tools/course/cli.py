@@ -7,7 +7,7 @@ from typing import List, Optional
 from .backend import BACKEND_CHOICES
 from .errors import CourseError, USAGE_ERROR
 
-COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", "roofline")
+COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", "roofline", "gpu-report")
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
@@ -20,6 +20,7 @@ The course's command line: builds what it needs on first use, then
   selftest                 the project's own test suite
   list                     lessons and exercises with your pass/fail state
   roofline                 lesson 02's kernels on a roofline: a table and a plot (PNG, SVG)
+  gpu-report               on a GPU machine: build, ctest, grade, every experiment, one report
 
 Backends: cuda (nvcc and an NVIDIA GPU) or sim (a CPU simulator, any machine);
 auto picks cuda when both nvcc and a GPU are found. Environment: COURSE_BACKEND,
@@ -116,6 +117,25 @@ def build_parser() -> OneLineParser:
     roof.add_argument("--gpu", metavar="NAME", help="H100, H200, A100 or T4 (default: the GPU found; "
                                                     "H200 on the simulator)")
     roof.add_argument("--out", metavar="DIR", help="where roofline.png/.svg/.json go (default: build/roofline)")
+
+    report = sub.add_parser("gpu-report", help="everything the course checks on a GPU, as one report",
+                            description="On a machine with an NVIDIA GPU and nvcc: build the cuda backend for the "
+                                        "GPU, run the whole ctest suite, grade solutions/ (--repeats times) and the "
+                                        "untouched skeletons, run each lesson's experiment, and write report.md and "
+                                        "report.json. Without a GPU it only builds the cuda backend for sm_90 and "
+                                        "exits with status 3. Steps: build, ctest, grade, skeletons, roofline, "
+                                        "tokens_per_second, batch_sweep, loader_benchmark, parallelism_experiment.")
+    report.add_argument("--out", metavar="DIR", help="where the report goes (default: build/gpu-report)")
+    report.add_argument("--gtest-source", metavar="DIR",
+                        help="build GoogleTest from these sources (e.g. a copy of /usr/src/googletest) where it "
+                             "is not installed; the same as COURSE_GTEST_SOURCE=DIR")
+    report.add_argument("--repeats", metavar="N", type=int, default=3,
+                        help="how many times solutions/ is graded (default 3)")
+    report.add_argument("--steps", metavar="LIST",
+                        help="comma-separated steps to run (default: all; 'experiments' names the five "
+                             "experiments); results of earlier runs in --out are kept")
+    report.add_argument("--time-limit", metavar="SECONDS", type=float, default=540.0,
+                        help="time limit of each command a step runs (default 540)")
     return parser
 
 
@@ -164,6 +184,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
 
 def dispatch(args: argparse.Namespace) -> int:
     from .session import ROOT, open_session
+    if args.command == "gpu-report":
+        return _gpu_report(args, ROOT)
     if args.command == "grade":
         # Argument checks that need no build come first: a typo costs no configure.
         from .grade import validate_lesson_argument
@@ -227,6 +249,31 @@ def dispatch(args: argparse.Namespace) -> int:
                          jobs=args.jobs or default_jobs(), timeout=timeout_from_env(),
                          memory_bytes=memory_limit_from_env())
     raise CourseError("unknown command " + args.command)
+
+
+def _gpu_report(args: argparse.Namespace, root: str) -> int:
+    """Checked here, before anything is built; the command always uses the cuda backend."""
+    from .backend import GTEST_SOURCE_VARIABLE, gtest_source
+    from .gpu_report import parse_steps, run_gpu_report
+    if args.backend not in (None, "cuda", "auto"):
+        raise CourseError("gpu-report always uses the cuda backend (not --backend %s)" % args.backend)
+    steps = parse_steps(args.steps)
+    if args.repeats < 1:
+        raise CourseError("--repeats must be >= 1")
+    if args.time_limit <= 0:
+        raise CourseError("--time-limit must be a positive number of seconds")
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise CourseError("--out %s exists and is not a folder" % args.out)
+    if args.gtest_source:
+        if not os.path.isdir(args.gtest_source):
+            raise CourseError("--gtest-source %s is not a folder" % args.gtest_source)
+        os.environ[GTEST_SOURCE_VARIABLE] = os.path.abspath(args.gtest_source)
+        try:
+            gtest_source()    # not GoogleTest's sources: one line now, not a CMake error later
+        except CourseError:
+            raise CourseError("--gtest-source %s is not GoogleTest's source folder (a CMakeLists.txt and "
+                              "gtest/gtest.h, e.g. a copy of /usr/src/googletest)" % args.gtest_source)
+    return run_gpu_report(root, args.out, steps, args.repeats, args.time_limit)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -43,6 +43,7 @@ class ExerciseGrade:
     performance_score: float = 0.0
     performance_graded: bool = False   # False: left out of the maximum ("not graded ...")
     performance_suspicious: bool = False
+    performance_ratio: Optional[float] = None   # submission / reference (time or counted figure)
     criterion: str = "none"
 
     @property
@@ -65,6 +66,7 @@ class ExerciseGrade:
                 "performance_score": self.performance_score if self.performance_graded else None,
                 "performance_max": self.performance_max if self.performance_graded else None,
                 "performance_criterion": self.criterion, "performance_suspicious": self.performance_suspicious,
+                "performance_ratio": self.performance_ratio,
                 "note": self.note, "performance": self.performance, "failures": self.failures,
                 "feedback": self.feedback}
 
@@ -471,6 +473,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             grade.performance = outcome.summary
             grade.performance_graded = outcome.graded
             grade.performance_suspicious = outcome.suspicious
+            grade.performance_ratio = outcome.ratio
             if outcome.graded:
                 grade.performance_score = round(grade.performance_max * outcome.fraction, 2)
         for g in grades.values():

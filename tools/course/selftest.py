@@ -16,6 +16,7 @@ import time
 from typing import List, Optional, Tuple
 
 from . import ui
+from .backend import Toolchain
 from .build import BuildDir, cpu_count
 from .grade import grade_submission
 from .process import memory_limit_from_env, timeout_from_env
@@ -72,18 +73,36 @@ def parse_ctest_summary(text: str) -> Optional[Tuple[int, int, List[str]]]:
     return total - failed, failed, names
 
 
+def selftest_build(root: str, toolchain: Toolchain) -> Tuple[BuildDir, str, str]:
+    """``build/selftest-<backend>``: every solution's tests, and the untouched skeletons'
+    registered as "must fail every test". Returns the folder, the pristine skeletons' path
+    and where they came from (this also refreshes the pristine copy)."""
+    build = BuildDir(root, os.path.join(root, "build", "selftest-" + toolchain.backend), toolchain)
+    os.makedirs(build.path, exist_ok=True)
+    pristine = os.path.join(build.path, "pristine-exercises")
+    origin = pristine_exercises(root, pristine)
+    build.definitions = {"COURSE_EXPECT_SKELETONS": "ON", "COURSE_SUBMISSION_DIR": pristine}
+    return build, pristine, origin
+
+
+def ctest_command(toolchain: Toolchain, build_path: str, output_on_failure: bool = True) -> List[str]:
+    """ctest next to the cmake in use, all cores, and no tests at all is an error."""
+    ctest_bin = os.path.join(os.path.dirname(toolchain.cmake), "ctest")
+    cmd = [ctest_bin if os.path.exists(ctest_bin) else "ctest", "--test-dir", build_path, "-j%d" % cpu_count(),
+           "--no-tests=error"]
+    if output_on_failure:
+        cmd.append("--output-on-failure")
+    return cmd
+
+
 def run_selftest(session: Session) -> int:
     started = time.monotonic()
     root = session.root
     passed = failed = 0
-    build = BuildDir(root, os.path.join(root, "build", "selftest-" + session.backend), session.toolchain)
 
     ui.section("selftest on the %s backend" % session.backend)
-    os.makedirs(build.path, exist_ok=True)
-    pristine = os.path.join(build.path, "pristine-exercises")
-    origin = pristine_exercises(root, pristine)
+    build, pristine, origin = selftest_build(root, session.toolchain)
     print("pristine exercises: %s (from %s)" % (build.display_path() + "/pristine-exercises", origin), flush=True)
-    build.definitions = {"COURSE_EXPECT_SKELETONS": "ON", "COURSE_SUBMISSION_DIR": pristine}
 
     # 1. configure and build everything
     build.configure()
@@ -100,13 +119,8 @@ def run_selftest(session: Session) -> int:
 
     # 2. ctest
     ui.section("ctest")
-    cmd = ["ctest", "--test-dir", build.path, "-j%d" % cpu_count(), "--no-tests=error"]
-    if outcome.ok:
-        # After a failed build most tests fail for want of a program: their names are enough.
-        cmd.append("--output-on-failure")
-    ctest_bin = os.path.join(os.path.dirname(session.toolchain.cmake), "ctest")
-    if os.path.exists(ctest_bin):
-        cmd[0] = ctest_bin
+    # After a failed build most tests fail for want of a program: their names are enough.
+    cmd = ctest_command(session.toolchain, build.path, output_on_failure=outcome.ok)
     step = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
                             errors="replace")

@@ -1,13 +1,16 @@
 """Backend choice and the prerequisite message."""
 import os
 import sys
+import shutil
 import tempfile
 import unittest
 from unittest import mock
 
 import support
 from course import backend
+from course.build import STAMP_NAME, BuildDir
 from course.errors import CourseError
+from course.manifest import MANIFEST_NAME
 
 
 class BackendChoice(unittest.TestCase):
@@ -119,6 +122,67 @@ class Prerequisites(unittest.TestCase):
             with self.assertRaises(CourseError) as ctx:
                 backend.check_prerequisites("cuda", support.REPO_ROOT)
         self.assertIn("nvcc", ctx.exception.message)
+
+
+class GoogleTestFromSources(unittest.TestCase):
+    """COURSE_GTEST_SOURCE=DIR: GoogleTest built with the course where it is not installed."""
+
+    def setUp(self):
+        self.source = tempfile.mkdtemp(prefix="googletest-src-")
+        self.addCleanup(shutil.rmtree, self.source, ignore_errors=True)
+        # Laid out like Debian's /usr/src/googletest.
+        os.makedirs(os.path.join(self.source, "googletest", "include", "gtest"))
+        for name in ("CMakeLists.txt", os.path.join("googletest", "include", "gtest", "gtest.h")):
+            open(os.path.join(self.source, name), "w").close()
+
+    def test_the_source_folder_counts_as_googletest(self):
+        with mock.patch.dict(os.environ, {"COURSE_GTEST_SOURCE": self.source}), \
+                mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "find_nvcc", return_value="/usr/local/cuda/bin/nvcc"), \
+                mock.patch.object(backend, "gpu_names", return_value=()):
+            self.assertEqual(backend.find_gtest(support.REPO_ROOT), os.path.join(self.source, "CMakeLists.txt"))
+            toolchain = backend.check_prerequisites("cuda", support.REPO_ROOT)
+        self.assertEqual(toolchain.backend, "cuda")
+
+    def test_a_folder_without_googletest_is_one_clear_error(self):
+        os.remove(os.path.join(self.source, "googletest", "include", "gtest", "gtest.h"))
+        with mock.patch.dict(os.environ, {"COURSE_GTEST_SOURCE": self.source}):
+            with self.assertRaises(CourseError) as ctx:
+                backend.find_gtest(support.REPO_ROOT)
+        self.assertIn("COURSE_GTEST_SOURCE=" + self.source, ctx.exception.message)
+        self.assertEqual(ctx.exception.exit_code, 2)
+
+    def test_the_missing_package_message_names_the_alternative(self):
+        with mock.patch("shutil.which", side_effect=lambda name: "/usr/bin/" + name), \
+                mock.patch.object(backend, "cmake_version", return_value=(3, 25, 1)), \
+                mock.patch.object(backend, "find_gtest", return_value=None), \
+                mock.patch.object(backend, "find_nvcc", return_value="/usr/local/cuda/bin/nvcc"):
+            with self.assertRaises(CourseError) as ctx:
+                backend.check_prerequisites("cuda", support.REPO_ROOT)
+        self.assertIn("COURSE_GTEST_SOURCE=DIR", ctx.exception.message)
+
+    def test_every_build_folder_is_configured_with_it(self):
+        toolchain = backend.Toolchain(backend="sim", cmake="cmake", cmake_version=(3, 25, 1), generator="Ninja",
+                                      cxx="clang++")
+        folder = tempfile.mkdtemp(prefix="course-build-")
+        self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
+        build = BuildDir(support.REPO_ROOT, folder, toolchain)
+        contents = {"CMakeCache.txt": "COURSE_BACKEND:STRING=sim\nCMAKE_CXX_COMPILER:STRING=clang++\n",
+                    MANIFEST_NAME: "{}", STAMP_NAME: build.compiler_line() + "\n"}
+        for name, text in contents.items():
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(text)
+        with mock.patch.dict(os.environ, {"COURSE_GTEST_SOURCE": self.source}), \
+                mock.patch("course.build.newest_cmake_input", return_value=0.0):
+            self.assertEqual(build.backend_definitions()["COURSE_GTEST_SOURCE"], self.source)
+            self.assertEqual(build.configure_reason(), "COURSE_GTEST_SOURCE changed")
+            with open(os.path.join(folder, "CMakeCache.txt"), "a") as f:
+                f.write("COURSE_GTEST_SOURCE:PATH=%s\n" % self.source)
+            self.assertIsNone(build.configure_reason())
+        with mock.patch.dict(os.environ, {}), mock.patch("course.build.newest_cmake_input", return_value=0.0):
+            os.environ.pop("COURSE_GTEST_SOURCE", None)
+            self.assertNotIn("COURSE_GTEST_SOURCE", build.backend_definitions())
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ class CompilerChanges(unittest.TestCase):
             seen["cmd"] = cmd
             return subprocess.CompletedProcess(cmd, 0, stdout="")
 
-        with mock.patch("subprocess.run", side_effect=fake_cmake):
+        with mock.patch("subprocess.run", side_effect=fake_cmake), mock.patch("course.build.ui.progress"):
             folder.configure()
         self.assertFalse(seen["cache_left"])
         self.assertIn("-DCMAKE_CXX_COMPILER=/opt/bin/clang++", seen["cmd"])
