@@ -90,29 +90,27 @@ class Toolchain:
     has_gpu: bool = False
 
 
-def cmake_version(cmake: str) -> Optional[Tuple[int, ...]]:
+def program_version(program: str, prefix: str) -> Optional[Tuple[int, ...]]:
+    """(major, minor[, patch]) after ``prefix`` in what ``program --version`` prints; None when
+    it cannot run or prints no such version."""
     try:
-        out = subprocess.run([cmake, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        out = subprocess.run([program, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              universal_newlines=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    match = re.search(r"version\s+(\d+)\.(\d+)(?:\.(\d+))?", out)
+    match = re.search(prefix + r"(\d+)\.(\d+)(?:\.(\d+))?", out)
     if not match:
         return None
     return tuple(int(g) for g in match.groups() if g is not None)
+
+
+def cmake_version(cmake: str) -> Optional[Tuple[int, ...]]:
+    return program_version(cmake, r"version\s+")
 
 
 def clang_version(cxx: str) -> Optional[Tuple[int, ...]]:
-    """(major, minor, patch) from ``cxx --version`` when it is clang, else None."""
-    try:
-        out = subprocess.run([cxx, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             universal_newlines=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    match = re.search(r"clang version (\d+)\.(\d+)(?:\.(\d+))?", out)
-    if not match:
-        return None
-    return tuple(int(g) for g in match.groups() if g is not None)
+    """The version of ``cxx`` when it is clang, else None."""
+    return program_version(cxx, r"clang version ")
 
 
 def find_clang() -> Optional[str]:
