@@ -7,16 +7,26 @@
 // __shared__, threadIdx, cudaMalloc, ...). Almost all CUDA source is already valid C++ with
 // those headers; only a few constructs are not, and this tool rewrites exactly those:
 //
-//   * Kernel launches. `k<<<grid, block>>>(args)` is not C++, so `<<<` becomes
-//     `* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), ` and the matching `>>>`
-//     becomes `)`, giving
-//     `k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), grid, block)(args)`.
-//     The simulator overloads operator* so that this expression launches `k` with the
-//     configuration and arguments; the string is the kernel's name as written, for error
-//     messages, and CUDASIM_INLINE_KERNEL(k) is a lambda that calls `k` by name, which lets the
-//     compiler inline the kernel into the loop that runs a block's threads. When no name can be
-//     found before `<<<` (e.g. `(*table[i])<<<...>>>`), the launch goes through the function
-//     pointer alone: `* ::cudasim::launch("kernel", `.
+//   * Kernel launches. `k<<<grid, block>>>(args)` is not C++. When an id-expression names the
+//     kernel (`k`, `ns::k<float, 4>`, `H::template k<T>`), `::cudasim::launch_inline("k",
+//     CUDASIM_INLINE_KERNEL(` is inserted before the name, `<<<` becomes `), ` and the matching
+//     `>>>` becomes `)`, giving
+//     `::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), grid, block)(args)`.
+//     The string is the kernel's name as written, for error messages; CUDASIM_INLINE_KERNEL(k)
+//     (cudasim/execution.hpp) is a lambda that calls `k` by name with each thread's arguments.
+//     Because the kernel is called rather than taken by address, overload resolution and
+//     template argument deduction happen on that call with the launch's arguments, as nvcc
+//     does: overloaded kernels and templates whose arguments are deduced (`k<<<g, b>>>(ptr)`
+//     for `template <class T> __global__ void k(T*)`) work like any other, and the compiler
+//     can inline the kernel into the loop that runs a block's threads. When no name can be
+//     found before `<<<` (e.g. `(*table[i])<<<...>>>`), or the name is a member (`s.fp`,
+//     `p->fp`), the launch goes through the function pointer alone: `<<<` becomes
+//     `* ::cudasim::launch("kernel", ` (the member's name instead of "kernel"), so that the
+//     expression before it is the left operand of an overloaded operator*.
+//     The first `>>>` after `<<<` closes the configuration, as nvcc reads it: `>` and `>>`
+//     inside it (comparisons, shifts, `threads_v<T> >>>`) are fine, but a template argument
+//     list that ends right before it (`k<<<1, threads_v<T>>>>(p)`) is an error, as with nvcc,
+//     rather than a launch that builds on the CPU and not for a GPU.
 //   * Dynamic shared memory. `extern __shared__ T name[];` declares an array whose size is
 //     chosen at launch time. Inside a function it becomes a local pointer,
 //     `T* const name = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());`. At namespace
@@ -45,9 +55,9 @@
 // The output is written atomically (temporary file, then rename) and only when its content
 // changes, so a build system that runs this tool on every build does not recompile needlessly.
 //
-// Exit status: 0 on success; 1 when the input cannot be rewritten (a `<<<` without its `>>>`),
-// with a compiler-style `FILE:LINE: error: ...` message; 2 on a bad command line or when a file
-// cannot be read or written, with one line starting `cudasim_rewrite: `.
+// Exit status: 0 on success; 1 when the input cannot be rewritten (a `<<<` without its `>>>`,
+// `>>>>`), with a compiler-style `FILE:LINE: error: ...` message; 2 on a bad command line or
+// when a file cannot be read or written, with one line starting `cudasim_rewrite: `.
 //
 // Only the C++17 standard library is used, so the tool builds before anything else in the tree.
 
@@ -413,7 +423,7 @@ struct RewriteError : std::runtime_error {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Kernel launches: k<<<config>>>(args)  ->  k* ::cudasim::launch("k", config)(args)
+// Kernel launches: k<<<config>>>(args) -> ::cudasim::launch_inline("k", ..., config)(args)
 // ---------------------------------------------------------------------------------------------
 
 // Whether the '<' or '>' at `pos` is part of an operator token (<<, <=, >=, >>=, ->, <=>)
@@ -523,7 +533,9 @@ std::string escapeForStringLiteral(std::string_view text) {
 
 // The `>>>` closing the launch whose `<<<` ends just before `searchFrom`, or kNotFound if the
 // file ends or another `<<<` comes first (launches cannot nest: a launch is not an expression
-// with a value).
+// with a value). Like nvcc, the first `>>>` closes the launch, even where a template argument
+// list ends right before it (`threads_v<T>>>>`): nvcc rejects that, and so does the rewrite
+// (rewriteLaunch), rather than accept on the CPU what fails on a GPU.
 std::size_t launchClose(const Source& source, std::size_t searchFrom) {
     for (std::size_t i = searchFrom; i + 3 <= source.size(); ++i) {
         if (source.codeStartsWith(i, ">>>")) return i;
@@ -543,13 +555,28 @@ void rewriteLaunch(const Source& source, std::size_t openPos, std::vector<Edit>&
 
     const std::size_t closePos = launchClose(source, openPos + 3);
     if (closePos == kNotFound) throw RewriteError(source.lineOf(openPos), "'<<<' without matching '>>>'");
+    if (source.isCodeChar(closePos + 3, '>')) {
+        throw RewriteError(source.lineOf(closePos),
+                           "'>>>>': the first '>>>' closes the launch configuration, as nvcc reads it; "
+                           "a template argument list that ends right before '>>>' needs a space: '> >>>'");
+    }
 
-    if (name.empty()) {
-        edits.push_back({openPos, openPos + 3, "* ::cudasim::launch(\"kernel\", "});
+    // A member (`s.fp`, `p->fp`) is a function pointer: the whole expression before `<<<` is
+    // the kernel, as in an unnamed launch.
+    const std::size_t beforeName = nameBegin == kNotFound ? 0 : source.skipBlanksAndCommentsBackward(nameBegin);
+    const bool member = nameBegin != kNotFound && beforeName > 0 &&
+                        (source.isCodeChar(beforeName - 1, '.') ||
+                         (beforeName > 1 && source.codeStartsWith(beforeName - 2, "->")));
+    if (name.empty() || member) {
+        const std::string label = name.empty() ? "kernel" : escapeForStringLiteral(name);
+        edits.push_back({openPos, openPos + 3, "* ::cudasim::launch(\"" + label + "\", "});
     } else {
-        edits.push_back({openPos, openPos + 3,
-                         "* ::cudasim::launch_inline(\"" + escapeForStringLiteral(name) +
-                             "\", CUDASIM_INLINE_KERNEL(" + name + "), "});
+        // The name moves into the launch: `::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(`
+        // is inserted before it and `<<<` becomes `), `. The kernel is then called by name, so
+        // that overload resolution and template argument deduction happen on the call itself.
+        edits.push_back({nameBegin, nameBegin,
+                         "::cudasim::launch_inline(\"" + escapeForStringLiteral(name) + "\", CUDASIM_INLINE_KERNEL("});
+        edits.push_back({openPos, openPos + 3, "), "});
     }
     edits.push_back({closePos, closePos + 3, ")"});
 }
