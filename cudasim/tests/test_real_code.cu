@@ -1,7 +1,7 @@
 // CUDA as real code writes it, which nvcc accepts and so must the simulator: kernels whose
 // template arguments are deduced from the launch, overloaded kernels, a launch configuration
-// that ends in `>` or holds shifts and comparisons, default arguments and function pointers.
-// Each result is checked against the host.
+// that ends in `>` or holds shifts and comparisons, and an early `return` hidden in a macro
+// inside a kernel with barriers. Each result is checked against the host.
 // Valid CUDA: the same file runs on a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -162,6 +162,44 @@ TEST(RealCode, ConfigurationWithShiftsAndComparisons) {
   record_block_size<int><<<(n > 0 ? 8 : 1), (n >> 1) > 32 ? 64 : 32>>>(out.get());
   sizes = out.download();
   EXPECT_EQ(sizes[7], 64);
+}
+
+// ---- a `return` hidden in a macro, in a kernel with barriers --------------------------------------
+
+#define RETURN_IF_OUTSIDE(i, n) \
+  if ((i) >= (n)) return
+
+/// Per-block sums of `in`; blocks past the data leave at once, and after the last barrier all
+/// threads but thread 0 leave before the write (both through macros).
+__global__ void guarded_block_sums(const int* in, int* out, int n, int used_blocks) {
+  __shared__ int partial[128];
+  RETURN_IF_OUTSIDE(static_cast<int>(blockIdx.x), used_blocks);  // the whole block leaves
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  RETURN_IF_OUTSIDE(static_cast<int>(threadIdx.x), 1);  // only thread 0 goes on
+  out[blockIdx.x] = partial[0];
+}
+
+TEST(RealCode, EarlyReturnInAMacroInAKernelWithBarriers) {
+  const int n = 1000, threads = 128, used_blocks = (n + threads - 1) / threads;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i) in[i] = i % 17;
+  DeviceBuffer<int> d_in(n), d_out(used_blocks + 2);
+  d_in.upload(in);
+  guarded_block_sums<<<used_blocks + 2, threads>>>(d_in.get(), d_out.get(), n, used_blocks);
+  const std::vector<int> sums = d_out.download();
+  for (int b = 0; b < used_blocks; ++b) {
+    int expected = 0;
+    for (int i = b * threads; i < n && i < (b + 1) * threads; ++i) expected += in[i];
+    EXPECT_EQ(sums[b], expected) << "block " << b;
+  }
+  EXPECT_EQ(sums[used_blocks], 0);
+  EXPECT_EQ(sums[used_blocks + 1], 0);
 }
 
 // ---- launches through function pointers and with raised dynamic shared memory ---------------------------

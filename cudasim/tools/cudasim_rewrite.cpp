@@ -41,7 +41,9 @@
 //   * Kernels with barriers. In a `__global__` definition whose own body calls __syncthreads
 //     (or _count/_and/_or), those calls become `co_await ::cudasim::detail::await_syncthreads...`
 //     and `return` becomes `co_return`: the kernel becomes a coroutine, whose threads the
-//     simulator runs between barriers without switching stacks (see the section below).
+//     simulator runs between barriers without switching stacks (see the section below). A
+//     kernel whose body uses a macro that returns (`#define GUARD(c) if (!(c)) return;`) is
+//     left on fibers instead: the macro's `return` is not in the kernel's text.
 //
 // Everything else is copied byte for byte. Nothing inside comments, string literals, character
 // literals or raw string literals is ever changed; preprocessor lines are treated as code, so a
@@ -71,6 +73,7 @@
 #include <iostream>
 #include <optional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -676,7 +679,87 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 // co_await in a handler), coroutine keywords already, or a barrier name that is not a plain
 // call. Barriers in __device__ functions are never converted: those functions are not
 // coroutines, and their callers could not tell.
+//
+// A `return` can also hide in a macro (`#define GUARD(c) if (!(c)) return;`): its body is not
+// in the kernel's text, so the rewrite cannot make it `co_return`, and a plain `return` in a
+// coroutine does not compile. A kernel whose body names a macro that returns is therefore left
+// on fibers too. The macros are those #defined in the file, wherever they are defined or
+// #undef'd: a macro returns when its body says `return` or names a macro that returns. Only
+// speed is lost when a name is taken for such a macro where it is not one.
 // ---------------------------------------------------------------------------------------------
+
+using NameSet = std::set<std::string, std::less<>>;
+
+// Where the preprocessor directive whose '#' is at `hashPos` names its directive ("define",
+// "include", ...): the position of that word, or kNotFound when `hashPos` does not start a
+// directive.
+std::size_t directiveWordAt(const Source& source, std::size_t hashPos) {
+    if (!source.isCodeChar(hashPos, '#') || !source.isDirective(hashPos)) return kNotFound;
+    for (std::size_t i = hashPos; i-- > 0 && source.text()[i] != '\n';) {
+        if (source.text()[i] != ' ' && source.text()[i] != '\t') return kNotFound;  // not the line's first token
+    }
+    std::size_t pos = hashPos + 1;
+    while (pos < source.size() && (source.text()[pos] == ' ' || source.text()[pos] == '\t')) ++pos;
+    return source.isWordStart(pos) ? pos : kNotFound;
+}
+
+// The directives of `source` as the positions of their names ("define" in `#define X`).
+std::vector<std::size_t> directiveWords(const Source& source) {
+    std::vector<std::size_t> words;
+    for (std::size_t pos = source.text().find('#'); pos != kNotFound; pos = source.text().find('#', pos + 1)) {
+        const std::size_t word = directiveWordAt(source, pos);
+        if (word != kNotFound) words.push_back(word);
+    }
+    return words;
+}
+
+// End (exclusive) of the preprocessor directive that contains `pos`: the first line break that
+// is not spliced.
+std::size_t endOfDirective(const Source& source, std::size_t pos) {
+    const std::string& text = source.text();
+    for (std::size_t i = text.find('\n', pos); i != kNotFound; i = text.find('\n', i + 1)) {
+        std::size_t beforeBreak = i;
+        if (beforeBreak > pos && text[beforeBreak - 1] == '\r') --beforeBreak;
+        if (beforeBreak == pos || text[beforeBreak - 1] != '\\') return i;
+    }
+    return text.size();
+}
+
+// The macros #defined in `sources` that return (see above).
+NameSet returningMacros(const std::vector<const Source*>& sources) {
+    std::vector<std::pair<std::string, NameSet>> macros;  // name, the words of its body
+    for (const Source* source : sources) {
+        for (const std::size_t word : directiveWords(*source)) {
+            if (source->wordAt(word) != "define") continue;
+            const std::size_t name = source->skipBlanksForward(source->wordEnd(word));
+            const std::size_t end = endOfDirective(*source, word);
+            if (!source->isWordStart(name) || name >= end) continue;
+            std::size_t body = source->wordEnd(name);
+            if (source->isCodeChar(body, '(')) {  // a function-like macro's parameters
+                while (body < end && !source->isCodeChar(body, ')')) ++body;
+            }
+            NameSet words;
+            for (std::size_t i = body; i < end; ++i) {
+                if (!source->isWordStart(i)) continue;
+                words.emplace(source->wordAt(i));
+                i = source->wordEnd(i) - 1;
+            }
+            macros.emplace_back(std::string(source->wordAt(name)), std::move(words));
+        }
+    }
+    NameSet returning{"return"};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [name, words] : macros) {
+            if (returning.count(name) != 0) continue;
+            const bool returns = std::any_of(words.begin(), words.end(),
+                                             [&returning](const std::string& word) { return returning.count(word) != 0; });
+            if (returns) grew = returning.insert(name).second;
+        }
+    }
+    returning.erase("return");
+    return returning;
+}
 
 struct BarrierName {
     std::string_view name;
@@ -728,7 +811,8 @@ std::size_t declarationStart(const Source& source, std::size_t pos) {
 // For the `__global__` at `globalPos`: if it starts a kernel definition that can be converted,
 // adds the edits that make it a coroutine. Returns where the body starts (so that the caller
 // goes on rewriting launches and shared memory inside it), or kNotFound for a declaration.
-std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPos, std::vector<Edit>& edits) {
+std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPos, const NameSet& returningMacros,
+                                      std::vector<Edit>& edits) {
     // The declaration up to its body: the first '{' or ';' outside parentheses.
     std::size_t bodyOpen = kNotFound;
     bool returnsVoid = false;
@@ -776,7 +860,7 @@ std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPo
         const std::string_view word = source.wordAt(i);
         const std::size_t wordEnd = source.wordEnd(i);
         if (word == "struct" || word == "class" || word == "union" || word == "try" || word == "catch" ||
-            word == "co_await" || word == "co_return" || word == "co_yield") {
+            word == "co_await" || word == "co_return" || word == "co_yield" || returningMacros.count(word) != 0) {
             return bodyOpen;
         }
         if (word == "return") {
@@ -826,7 +910,8 @@ bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
     return classHead && !sawParenthesis;
 }
 
-std::string rewriteCudaSource(const Source& source) {
+// The edits that turn `source` into C++ for the simulator (everything but the #includes).
+std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros) {
     std::vector<Edit> edits;
     std::vector<bool> codeScopes;  // one entry per open brace: does it open code?
     auto insideFunction = [&codeScopes] {
@@ -849,7 +934,7 @@ std::string rewriteCudaSource(const Source& source) {
             const std::string_view word = source.wordAt(pos);
             const std::size_t end = pos + word.size();
             if (word == "__global__" && !insideFunction() && !source.isDirective(pos)) {
-                const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, edits);
+                const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, returningMacros, edits);
                 if (bodyOpen != kNotFound) {
                     pos = bodyOpen;  // the body's '{' is handled by the loop
                     continue;
@@ -872,7 +957,7 @@ std::string rewriteCudaSource(const Source& source) {
             ++pos;
         }
     }
-    return applyEdits(source.text(), std::move(edits));
+    return edits;
 }
 
 std::string escapeForLineDirective(const std::string& path) {
@@ -991,7 +1076,8 @@ int main(int argc, char** argv) {
     output += "#line 1 \"" + escapeForLineDirective(absolutePathOf(inputPath)) + "\"\n";
 
     try {
-        output += rewriteCudaSource(Source(std::move(input)));
+        const Source source(std::move(input));
+        output += applyEdits(source.text(), cudaEdits(source, returningMacros({&source})));
     } catch (const RewriteError& error) {
         std::cerr << inputPath << ':' << error.line << ": error: " << error.what() << '\n';
         return 1;
