@@ -1,13 +1,16 @@
 // CUDA as real code writes it, which nvcc accepts and so must the simulator: kernels whose
 // template arguments are deduced from the launch, overloaded kernels, a launch configuration
-// that ends in `>` or holds shifts and comparisons, and an early `return` hidden in a macro
-// inside a kernel with barriers. Each result is checked against the host.
+// that ends in `>` or holds shifts and comparisons, an early `return` hidden in a macro inside a
+// kernel with barriers, and launches and `extern __shared__` in headers (real_code_kernels.cuh
+// and the real_code_launch.h it includes). Each result is checked against the host.
 // Valid CUDA: the same file runs on a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <vector>
+
+#include "real_code_kernels.cuh"
 
 namespace {
 
@@ -181,7 +184,7 @@ __global__ void guarded_block_sums(const int* in, int* out, int n, int used_bloc
     if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
     __syncthreads();
   }
-  RETURN_IF_OUTSIDE(static_cast<int>(threadIdx.x), 1);  // only thread 0 goes on
+  REAL_CODE_RETURN_UNLESS(threadIdx.x == 0);  // a macro from the header
   out[blockIdx.x] = partial[0];
 }
 
@@ -200,6 +203,35 @@ TEST(RealCode, EarlyReturnInAMacroInAKernelWithBarriers) {
   }
   EXPECT_EQ(sums[used_blocks], 0);
   EXPECT_EQ(sums[used_blocks + 1], 0);
+}
+
+// ---- launches and extern __shared__ in headers ---------------------------------------------------------
+
+TEST(RealCode, LaunchesAndDynamicSharedMemoryInHeaders) {
+  const int n = 200, threads = 64;
+  std::vector<int> values(n);
+  for (int i = 0; i < n; ++i) values[i] = i;
+  DeviceBuffer<int> data(n);
+  data.upload(values);
+  real_code::reverse_each_block(data.get(), n, threads);
+  const std::vector<int> reversed = data.download();
+  for (int i = 0; i < n; ++i) {
+    const int block_start = i / threads * threads;
+    const int block_end = block_start + threads < n ? block_start + threads : n;
+    ASSERT_EQ(reversed[i], block_end - 1 - (i - block_start)) << "i = " << i;
+  }
+
+  DeviceBuffer<int> sums(3);
+  real_code::sum_block_indices(sums.get(), 3, 32);
+  for (const int v : sums.download()) ASSERT_EQ(v, 32 * 31 / 2);
+}
+
+TEST(RealCode, LaunchInAHeaderIncludedByAHeader) {
+  const std::size_t n = 300;
+  DeviceBuffer<float> out(n);
+  real_code::fill_with_steps(out.get(), 0.5f, n);
+  const std::vector<float> steps = out.download();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(steps[i], 0.5f * static_cast<float>(i)) << "i = " << i;
 }
 
 // ---- launches through function pointers and with raised dynamic shared memory ---------------------------

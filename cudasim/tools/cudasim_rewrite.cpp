@@ -1,6 +1,6 @@
 // cudasim_rewrite: turns a CUDA .cu source file into C++ that the cudasim shim headers compile.
 //
-// Usage: cudasim_rewrite INPUT.cu OUTPUT.cpp
+// Usage: cudasim_rewrite [-iquote DIR]... [-I DIR]... [--depfile FILE] INPUT.cu OUTPUT.cpp
 //
 // Why this exists: the simulator has no CUDA compiler. It compiles a student's .cu file as
 // ordinary C++ against the shim headers in cudasim/include (which define __global__,
@@ -49,17 +49,38 @@
 // literals or raw string literals is ever changed; preprocessor lines are treated as code, so a
 // launch inside a #define body is rewritten too.
 //
+// Project headers. Launches, `extern __shared__` and kernels with barriers in a header must be
+// rewritten as much as in the .cu file, so the tool follows the file's quoted #includes
+// (`#include "x.cuh"`, transitively), resolving each as the compiler does: next to the
+// including file, then in the -iquote folders, then in the -I folders, in order. It is given
+// only project folders (the build passes the course's and the submission's, never the
+// simulator's cudasim/include or system folders), so `<...>` includes, system headers and the
+// simulator's headers are never touched; a quoted include found nowhere is left to the
+// compiler. A header that needs rewriting, or that includes one that does, is written to
+// OUTPUT.headers/N/NAME (N counts the copies; one folder each, so that a copy's own folder
+// holds nothing the original's did not), starting with `#line 1 "<absolute header path>"` and
+// then the header's exact lines, so that diagnostics point at the real header. The #includes
+// that reach a copy are rewritten to name it by a path relative to the includer's output, and
+// every other resolved #include inside a copy names its header's absolute path (the copy no
+// longer sits next to it); the .cu file's includes of unchanged headers are left as they are.
+// Each header is read once (#pragma once and include guards work as before) and its macros
+// count for the return-in-macro rule above. Copies an earlier run wrote and this one did not
+// are removed. With --depfile, the tool writes a Make/Ninja depfile naming the input and every
+// header it read, so that a build reruns it when one of them changes.
+//
 // Compiler diagnostics must point at the student's file and line, not at the generated file.
 // The output therefore starts with `#line 1 "<absolute input path>"` and then has exactly the
 // same lines as the input: replacements only insert or remove text within lines and never add
 // or remove a line break.
 //
-// The output is written atomically (temporary file, then rename) and only when its content
+// Every output is written atomically (temporary file, then rename) and only when its content
 // changes, so a build system that runs this tool on every build does not recompile needlessly.
+// The header copies are written before the output.
 //
-// Exit status: 0 on success; 1 when the input cannot be rewritten (a `<<<` without its `>>>`,
-// `>>>>`), with a compiler-style `FILE:LINE: error: ...` message; 2 on a bad command line or
-// when a file cannot be read or written, with one line starting `cudasim_rewrite: `.
+// Exit status: 0 on success; 1 when the input or a header cannot be rewritten (a `<<<`
+// without its `>>>`, `>>>>`), with a compiler-style `FILE:LINE: error: ...` message and no
+// output; 2 on a bad command line or when a file cannot be read or written, with one line
+// starting `cudasim_rewrite: `.
 //
 // Only the C++17 standard library is used, so the tool builds before anything else in the tree.
 
@@ -683,7 +704,8 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 // A `return` can also hide in a macro (`#define GUARD(c) if (!(c)) return;`): its body is not
 // in the kernel's text, so the rewrite cannot make it `co_return`, and a plain `return` in a
 // coroutine does not compile. A kernel whose body names a macro that returns is therefore left
-// on fibers too. The macros are those #defined in the file, wherever they are defined or
+// on fibers too. The macros are those #defined in the file or in the project headers it
+// includes (the ones the rewrite reads, see "Project headers"), wherever they are defined or
 // #undef'd: a macro returns when its body says `return` or names a macro that returns. Only
 // speed is lost when a name is taken for such a macro where it is not one.
 // ---------------------------------------------------------------------------------------------
@@ -1052,39 +1074,280 @@ int failUsage(const std::string& message) {
     return 2;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Project headers
+//
+// A launch or an `extern __shared__` in a header must be rewritten as much as in the .cu file,
+// so the tool follows the file's quoted #includes (see the header comment for the rules).
+// ---------------------------------------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+// The header name of a quoted #include: [nameBegin, nameEnd) lies between the quotes.
+struct QuotedInclude {
+    std::size_t nameBegin;
+    std::size_t nameEnd;
+};
+
+std::vector<QuotedInclude> quotedIncludes(const Source& source) {
+    std::vector<QuotedInclude> includes;
+    for (const std::size_t word : directiveWords(source)) {
+        if (source.wordAt(word) != "include") continue;
+        std::size_t open = source.wordEnd(word);
+        while (open < source.size() && (source.text()[open] == ' ' || source.text()[open] == '\t')) ++open;
+        if (open >= source.size() || source.text()[open] != '"' || source.isCode(open)) continue;
+        const std::size_t close = source.text().find_first_of("\"\n", open + 1);
+        if (close == kNotFound || source.text()[close] != '"') continue;
+        includes.push_back({open + 1, close});
+    }
+    return includes;
+}
+
+// Where the compiler finds `#include "name"` written in a file of `includerDirectory`: that
+// folder, then the -iquote and -I folders in order. Absolute names are left to the compiler.
+std::optional<fs::path> findQuotedHeader(const fs::path& includerDirectory, const std::string& name,
+                                         const std::vector<fs::path>& searchDirectories) {
+    const fs::path relative(name);
+    if (name.empty() || relative.is_absolute()) return std::nullopt;
+    std::vector<fs::path> candidates{includerDirectory / relative};
+    for (const fs::path& directory : searchDirectories) candidates.push_back(directory / relative);
+    for (const fs::path& candidate : candidates) {
+        std::error_code error;
+        if (fs::is_regular_file(candidate, error)) return candidate.lexically_normal();
+    }
+    return std::nullopt;
+}
+
+// The .cu file or one of the project headers it includes, directly or not.
+struct ProjectFile {
+    ProjectFile(std::string name, fs::path absolute, std::string text)
+        : messageName(std::move(name)), path(std::move(absolute)) {
+        // A UTF-8 byte order mark must stay the very first bytes of the file, before the #line.
+        if (text.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
+            byteOrderMark = true;
+            text.erase(0, kByteOrderMark.size());
+        }
+        source.emplace(std::move(text));
+    }
+
+    // The rewritten text: the #line directive, then the file with its edits.
+    std::string rewrittenText() const {
+        std::string result = byteOrderMark ? std::string(kByteOrderMark) : std::string();
+        result += "#line 1 \"" + escapeForLineDirective(path.string()) + "\"\n";
+        return result + applyEdits(source->text(), edits);
+    }
+
+    static constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+    std::string messageName;  // how error messages name it
+    fs::path path;            // absolute, for #line and the depfile
+    bool byteOrderMark = false;
+    std::optional<Source> source;
+    std::vector<std::pair<QuotedInclude, std::size_t>> includes;  // with the included file's index
+    std::vector<Edit> edits;
+    bool rewritten = false;  // written to the output (the .cu file) or the header folder
+    fs::path output;         // where, when rewritten
+};
+
+struct Options {
+    std::string input;
+    std::string output;
+    std::string depfile;
+    std::vector<fs::path> quoteDirectories;    // -iquote
+    std::vector<fs::path> includeDirectories;  // -I
+};
+
+// Reads the .cu file and, transitively, every project header it includes with quotes.
+// Returns false (with the reason) when the .cu file cannot be read; an unreadable header is
+// left to the compiler.
+bool loadProject(const Options& options, std::vector<ProjectFile>& files, std::string& reason) {
+    std::string text;
+    if (!readFile(options.input, text, reason)) return false;
+    files.emplace_back(options.input, fs::path(absolutePathOf(options.input)), std::move(text));
+
+    std::vector<fs::path> searchDirectories = options.quoteDirectories;
+    searchDirectories.insert(searchDirectories.end(), options.includeDirectories.begin(),
+                             options.includeDirectories.end());
+    std::vector<fs::path> identities;  // canonical paths, one per file
+    const auto identityOf = [](const fs::path& path) {
+        std::error_code error;
+        const fs::path canonical = fs::weakly_canonical(path, error);
+        return error ? path : canonical;
+    };
+    identities.push_back(identityOf(files.front().path));
+
+    for (std::size_t i = 0; i < files.size(); ++i) {  // files grows while it is walked
+        for (const QuotedInclude& include : quotedIncludes(*files[i].source)) {
+            const std::string name =
+                files[i].source->text().substr(include.nameBegin, include.nameEnd - include.nameBegin);
+            const std::optional<fs::path> found =
+                findQuotedHeader(files[i].path.parent_path(), name, searchDirectories);
+            if (!found) continue;
+            const fs::path identity = identityOf(*found);
+            const std::size_t index = static_cast<std::size_t>(
+                std::find(identities.begin(), identities.end(), identity) - identities.begin());
+            if (index == identities.size()) {
+                std::string ignoredReason;
+                if (!readFile(found->string(), text, ignoredReason)) continue;
+                const std::string absolute = absolutePathOf(found->string());
+                files.emplace_back(absolute, fs::path(absolute), std::move(text));
+                identities.push_back(identity);
+            }
+            files[i].includes.emplace_back(include, index);
+        }
+    }
+    return true;
+}
+
+// Decides which files are written (the .cu file, the headers with edits and those that include
+// a written one), where, and points their #includes at the rewritten copies.
+void placeRewrittenFiles(std::vector<ProjectFile>& files, const fs::path& output, const fs::path& headerFolder) {
+    files.front().rewritten = true;
+    for (ProjectFile& file : files) file.rewritten = file.rewritten || !file.edits.empty();
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (ProjectFile& file : files) {
+            if (file.rewritten) continue;
+            file.rewritten = std::any_of(file.includes.begin(), file.includes.end(),
+                                         [&files](const auto& include) { return files[include.second].rewritten; });
+            grew = grew || file.rewritten;
+        }
+    }
+    files.front().output = output;
+    int copies = 0;
+    for (ProjectFile& file : files) {
+        if (file.rewritten && file.output.empty())
+            file.output = headerFolder / std::to_string(++copies) / file.path.filename();
+    }
+
+    for (ProjectFile& file : files) {
+        if (!file.rewritten) continue;
+        const bool isInput = &file == &files.front();
+        for (const auto& [include, index] : file.includes) {
+            const ProjectFile& header = files[index];
+            // The .cu file's includes of unchanged headers work as they are (the compiler gets
+            // the same folders); a copy's all name their file exactly, as it moved elsewhere.
+            if (isInput && !header.rewritten) continue;
+            const fs::path target = header.rewritten ? header.output.lexically_relative(file.output.parent_path())
+                                                     : header.path;
+            const std::string name = target.generic_string();
+            if (name.empty() || name.find_first_of("\"\r\n") != kNotFound) continue;  // not writable in an #include
+            file.edits.push_back({include.nameBegin, include.nameEnd, name});
+        }
+    }
+}
+
+// Removes from the header folder what an earlier run wrote and this one did not.
+void removeStaleCopies(const fs::path& headerFolder, const std::vector<ProjectFile>& files) {
+    std::error_code error;
+    if (!fs::is_directory(headerFolder, error)) return;
+    std::vector<fs::path> stale;
+    for (auto it = fs::recursive_directory_iterator(headerFolder, error); !error && it != fs::recursive_directory_iterator();
+         it.increment(error)) {
+        const bool written = std::any_of(files.begin(), files.end(),
+                                         [&it](const ProjectFile& file) { return file.output == it->path(); });
+        if (!written) stale.push_back(it->path());
+    }
+    std::sort(stale.rbegin(), stale.rend());  // a folder's entries before the folder
+    for (const fs::path& path : stale) {
+        if (fs::is_directory(path, error) && !fs::is_empty(path, error)) continue;
+        fs::remove(path, error);
+    }
+    if (fs::is_empty(headerFolder, error)) fs::remove(headerFolder, error);
+}
+
+// Make and Ninja depfile syntax: `target: dependency...`, spaces and '#' escaped.
+std::string escapeForDepfile(const std::string& path) {
+    std::string escaped;
+    for (const char c : path) {
+        if (c == ' ' || c == '#') escaped += '\\';
+        if (c == '$') escaped += '$';
+        escaped += c;
+    }
+    return escaped;
+}
+
+std::string depfileText(const std::string& output, const std::vector<ProjectFile>& files) {
+    std::string text = escapeForDepfile(output) + ":";
+    for (const ProjectFile& file : files) text += " \\\n  " + escapeForDepfile(file.path.string());
+    return text + "\n";
+}
+
+// Parses the command line; returns an error message, empty when it is valid.
+std::string parseOptions(int argc, char** argv, Options& options) {
+    constexpr const char* kUsage =
+        "usage: cudasim_rewrite [-iquote DIR]... [-I DIR]... [--depfile FILE] INPUT.cu OUTPUT.cpp";
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        const std::string argument = argv[i];
+        const bool takesValue = argument == "-iquote" || argument == "-I" || argument == "--depfile";
+        if (takesValue && i + 1 == argc) return "option '" + argument + "' needs a value (" + kUsage + ")";
+        if (argument == "-iquote") {
+            options.quoteDirectories.emplace_back(absolutePathOf(argv[++i]));
+        } else if (argument == "-I") {
+            options.includeDirectories.emplace_back(absolutePathOf(argv[++i]));
+        } else if (argument.rfind("-I", 0) == 0) {
+            options.includeDirectories.emplace_back(absolutePathOf(argument.substr(2)));
+        } else if (argument == "--depfile") {
+            options.depfile = argv[++i];
+        } else if (argument.size() > 1 && argument[0] == '-') {
+            return "unknown option '" + argument + "' (" + kUsage + ")";
+        } else {
+            positional.push_back(argument);
+        }
+    }
+    if (positional.size() != 2) {
+        return "expected 2 arguments, got " + std::to_string(positional.size()) + " (" + kUsage + ")";
+    }
+    options.input = positional[0];
+    options.output = positional[1];
+    return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        return failUsage("expected 2 arguments, got " + std::to_string(argc > 0 ? argc - 1 : 0) +
-                         " (usage: cudasim_rewrite INPUT.cu OUTPUT.cpp)");
-    }
-    const std::string inputPath = argv[1];
-    const std::string outputPath = argv[2];
+    Options options;
+    const std::string usageError = parseOptions(argc, argv, options);
+    if (!usageError.empty()) return failUsage(usageError);
 
-    std::string input;
+    std::vector<ProjectFile> files;
     std::string reason;
-    if (!readFile(inputPath, input, reason)) return failUsage("cannot read input '" + inputPath + "': " + reason);
-
-    // A UTF-8 byte order mark must stay the very first bytes of the file, before the #line.
-    constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-    std::string output;
-    if (input.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
-        output += kByteOrderMark;
-        input.erase(0, kByteOrderMark.size());
-    }
-    output += "#line 1 \"" + escapeForLineDirective(absolutePathOf(inputPath)) + "\"\n";
-
-    try {
-        const Source source(std::move(input));
-        output += applyEdits(source.text(), cudaEdits(source, returningMacros({&source})));
-    } catch (const RewriteError& error) {
-        std::cerr << inputPath << ':' << error.line << ": error: " << error.what() << '\n';
-        return 1;
+    if (!loadProject(options, files, reason)) {
+        return failUsage("cannot read input '" + options.input + "': " + reason);
     }
 
-    if (!writeFileIfChanged(outputPath, output, reason)) {
-        return failUsage("cannot write output '" + outputPath + "': " + reason);
+    std::vector<const Source*> sources;
+    for (const ProjectFile& file : files) sources.push_back(&*file.source);
+    const NameSet macrosThatReturn = returningMacros(sources);
+    for (ProjectFile& file : files) {
+        try {
+            file.edits = cudaEdits(*file.source, macrosThatReturn);
+        } catch (const RewriteError& error) {
+            std::cerr << file.messageName << ':' << error.line << ": error: " << error.what() << '\n';
+            return 1;
+        }
+    }
+
+    const fs::path output(absolutePathOf(options.output));
+    const fs::path headerFolder(output.string() + ".headers");
+    placeRewrittenFiles(files, output, headerFolder);
+
+    // The headers first, so that the output is never newer than what it includes.
+    std::error_code error;
+    for (const ProjectFile& file : files) {
+        if (!file.rewritten || &file == &files.front()) continue;
+        fs::create_directory(headerFolder, error);
+        fs::create_directory(file.output.parent_path(), error);
+        if (!writeFileIfChanged(file.output.string(), file.rewrittenText(), reason)) {
+            return failUsage("cannot write header '" + file.output.string() + "': " + reason);
+        }
+    }
+    if (!writeFileIfChanged(options.output, files.front().rewrittenText(), reason)) {
+        return failUsage("cannot write output '" + options.output + "': " + reason);
+    }
+    removeStaleCopies(headerFolder, files);
+    if (!options.depfile.empty() && !writeFileIfChanged(options.depfile, depfileText(options.output, files), reason)) {
+        return failUsage("cannot write depfile '" + options.depfile + "': " + reason);
     }
     return 0;
 }
