@@ -10,7 +10,11 @@ include("${COURSE_ROOT}/autograder/cmake/CourseGrader.cmake")  # COURSE_GRADER, 
 # Adds CUDA sources to `target`. On the cuda backend nvcc compiles them as they are. On the
 # sim backend each file is rewritten at build time (chevrons and extern __shared__, line
 # numbers kept with #line) and the result compiles as C++ against the simulator's headers;
-# -iquote keeps the file's own quoted includes working from the build folder.
+# -iquote keeps the file's own quoted includes working from the build folder. The rewrite also
+# rewrites the project headers the file includes with quotes (found next to the including
+# file, in the file's folder and in the target's include folders inside the course or the
+# submission folder, never the simulator's own), into FILE.cpp.headers/ next to the output,
+# and names every header it read in a depfile, so that editing a header reruns it.
 # Kernels compiled with these flags count their memory traffic and are checked by memcheck
 # (cudasim/src/instrumentation.cpp): clang calls a hook before every load and store; without
 # vectorisation each element access stays one access. Only clang has these hooks (the sim
@@ -24,6 +28,25 @@ set(COURSE_SIM_INSTRUMENT_FLAGS
 # Like nvcc, the simulator includes cuda_runtime.h in every .cu file, so that programs which
 # never include it (most "hello world"s) compile on both backends.
 set(COURSE_SIM_CU_FLAGS -include cuda_runtime.h)
+
+# `text` as a regular expression that matches it literally, also inside a generator
+# expression (where ',' and '>' would end it).
+function(_course_regex_literal text out_var)
+  string(REGEX REPLACE "([][.+*?^$()|{}\\\\])" "\\\\\\1" text "${text}")
+  string(REPLACE "," "$<COMMA>" text "${text}")
+  string(REPLACE ">" "$<ANGLE-R>" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# The -I options for cudasim_rewrite: the target's include folders that hold project headers.
+function(_course_rewrite_include_options target out_var)
+  _course_regex_literal("${COURSE_ROOT}" root)
+  _course_regex_literal("${COURSE_SUBMISSION_DIR}" submission)
+  set(folders "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(folders "$<FILTER:${folders},INCLUDE,^(${root}|${submission})/>")
+  set(folders "$<FILTER:${folders},EXCLUDE,^${root}/cudasim/include/?$>")
+  set(${out_var} "$<$<BOOL:${folders}>:-I$<JOIN:${folders},;-I>>" PARENT_SCOPE)
+endfunction()
 
 # course_cuda_sources(target file.cu... [UNINSTRUMENTED] [RUNTIME library])
 # RUNTIME replaces the simulator library the target links (default: cudasim).
@@ -45,11 +68,15 @@ function(course_cuda_sources target)
       get_filename_component(name "${source}" NAME)
       get_filename_component(directory "${source}" DIRECTORY)
       set(rewritten "${CMAKE_CURRENT_BINARY_DIR}/cudasim_rewritten/${target}/${name}.cpp")
+      _course_rewrite_include_options(${target} include_options)
       add_custom_command(
         OUTPUT "${rewritten}"
-        COMMAND cudasim_rewrite "${source}" "${rewritten}"
+        COMMAND cudasim_rewrite -iquote "${directory}" "${include_options}" --depfile "${rewritten}.d"
+                "${source}" "${rewritten}"
         DEPENDS "${source}" cudasim_rewrite
+        DEPFILE "${rewritten}.d"
         COMMENT "cudasim: rewriting ${name}"
+        COMMAND_EXPAND_LISTS
         VERBATIM)
       target_sources(${target} PRIVATE "${rewritten}")
       set_source_files_properties("${rewritten}" TARGET_DIRECTORY ${target}
@@ -190,6 +217,7 @@ function(course_write_manifest)
   \"instrument_flags\": [${_course_instrument_json}],
   \"cu_flags\": [${_course_cu_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
+  \"rewrite_include_dirs\": [\"${COURSE_ROOT}/lessons/common\"],
   \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\"]
 }
 ")

@@ -14,6 +14,7 @@ import shutil
 import sys
 
 VA = "00-gpu-vs-cpu/01_vector_add.cu"
+SX = "00-gpu-vs-cpu/02_saxpy.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
 # (Kept out of the #include line itself so that checks for such includes in this repository
 # do not flag the test that plants one on purpose.)
@@ -57,6 +58,17 @@ CASES = {
                                          '#include "%s"\n#if 0\n' % SOLUTION_FILE_FROM_SUBMISSION),
                                         ("// launcher\n", "// launcher\n#endif\n")]},
                          "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden include"}},
+    # The solution reached through another file of the submission: saxpy's file includes it (by
+    # its absolute path, so that it resolves in the grader's private copy too), and vector_add's
+    # file includes saxpy's. The simulator compiles rewritten copies of such headers, so only the
+    # rewrite's own dependency record names the solution.
+    "include_solution_through_another_file": {
+        "base": "exercises",
+        "patch": {SX: [("#include \"saxpy.hpp\"\n", '#include "saxpy.hpp"\n#include "@SOLUTIONS@/%s"\n' % VA)],
+                  VA: [("#include \"vector_add.hpp\"\n", '#include "02_saxpy.cu"\n#if 0\n'),
+                       ("// launcher\n", "// launcher\n#endif\n")]},
+        "expect": {"vector_add": "zero", "saxpy": "zero"},
+        "status": {"vector_add": "forbidden include", "saxpy": "forbidden include"}},
     "forbidden_library": {"base": "solutions",
                           "patch": {VA: [("#include \"vector_add.hpp\"\n",
                                           "#include \"vector_add.hpp\"\n#include <cublas_v2.h>\n"),
@@ -78,7 +90,7 @@ def make_case(root: str, name: str, dest: str) -> str:
             if text.count(old) != 1:
                 raise ValueError("planted case %s: %r occurs %d times in %s (the base file changed; update "
                                  "autograder/submissions/planted.py)" % (name, old, text.count(old), rel))
-            text = text.replace(old, new)
+            text = text.replace(old, new.replace("@SOLUTIONS@", os.path.join(root, "solutions")))
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return out

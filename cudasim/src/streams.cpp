@@ -288,8 +288,17 @@ std::shared_ptr<EventRecord> last_record(Event* e) {
 std::mutex attributes_mutex;
 std::map<const void*, std::size_t> max_dynamic_shared;  // per kernel, set by cudaFuncSetAttribute
 
+/// The kernel's dynamic shared memory limit. A null `kernel` is a launch that could not tell
+/// which function it calls (an overloaded or deduced kernel whose arguments need converting,
+/// see NamedLaunch): it gets the largest limit any kernel was given, so that a raised limit is
+/// never refused, while a program that raised none is still held to the default.
 std::size_t dynamic_shared_limit(const void* kernel) {
   std::lock_guard<std::mutex> lock(attributes_mutex);
+  if (kernel == nullptr) {
+    std::size_t largest = kDefaultDynamicSharedLimit;
+    for (const auto& entry : max_dynamic_shared) largest = std::max(largest, entry.second);
+    return largest;
+  }
   auto it = max_dynamic_shared.find(kernel);
   return it == max_dynamic_shared.end() ? kDefaultDynamicSharedLimit : it->second;
 }

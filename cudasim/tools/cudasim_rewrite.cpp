@@ -1,22 +1,32 @@
 // cudasim_rewrite: turns a CUDA .cu source file into C++ that the cudasim shim headers compile.
 //
-// Usage: cudasim_rewrite INPUT.cu OUTPUT.cpp
+// Usage: cudasim_rewrite [-iquote DIR]... [-I DIR]... [--depfile FILE] INPUT.cu OUTPUT.cpp
 //
 // Why this exists: the simulator has no CUDA compiler. It compiles a student's .cu file as
 // ordinary C++ against the shim headers in cudasim/include (which define __global__,
 // __shared__, threadIdx, cudaMalloc, ...). Almost all CUDA source is already valid C++ with
 // those headers; only a few constructs are not, and this tool rewrites exactly those:
 //
-//   * Kernel launches. `k<<<grid, block>>>(args)` is not C++, so `<<<` becomes
-//     `* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), ` and the matching `>>>`
-//     becomes `)`, giving
-//     `k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), grid, block)(args)`.
-//     The simulator overloads operator* so that this expression launches `k` with the
-//     configuration and arguments; the string is the kernel's name as written, for error
-//     messages, and CUDASIM_INLINE_KERNEL(k) is a lambda that calls `k` by name, which lets the
-//     compiler inline the kernel into the loop that runs a block's threads. When no name can be
-//     found before `<<<` (e.g. `(*table[i])<<<...>>>`), the launch goes through the function
-//     pointer alone: `* ::cudasim::launch("kernel", `.
+//   * Kernel launches. `k<<<grid, block>>>(args)` is not C++. When an id-expression names the
+//     kernel (`k`, `ns::k<float, 4>`, `H::template k<T>`), `::cudasim::launch_inline("k",
+//     CUDASIM_INLINE_KERNEL(` is inserted before the name, `<<<` becomes `), ` and the matching
+//     `>>>` becomes `)`, giving
+//     `::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), grid, block)(args)`.
+//     The string is the kernel's name as written, for error messages; CUDASIM_INLINE_KERNEL(k)
+//     (cudasim/execution.hpp) is a lambda that calls `k` by name with each thread's arguments.
+//     Because the kernel is called rather than taken by address, overload resolution and
+//     template argument deduction happen on that call with the launch's arguments, as nvcc
+//     does: overloaded kernels and templates whose arguments are deduced (`k<<<g, b>>>(ptr)`
+//     for `template <class T> __global__ void k(T*)`) work like any other, and the compiler
+//     can inline the kernel into the loop that runs a block's threads. When no name can be
+//     found before `<<<` (e.g. `(*table[i])<<<...>>>`), or the name is a member (`s.fp`,
+//     `p->fp`), the launch goes through the function pointer alone: `<<<` becomes
+//     `* ::cudasim::launch("kernel", ` (the member's name instead of "kernel"), so that the
+//     expression before it is the left operand of an overloaded operator*.
+//     The first `>>>` after `<<<` closes the configuration, as nvcc reads it: `>` and `>>`
+//     inside it (comparisons, shifts, `threads_v<T> >>>`) are fine, but a template argument
+//     list that ends right before it (`k<<<1, threads_v<T>>>>(p)`) is an error, as with nvcc,
+//     rather than a launch that builds on the CPU and not for a GPU.
 //   * Dynamic shared memory. `extern __shared__ T name[];` declares an array whose size is
 //     chosen at launch time. Inside a function it becomes a local pointer,
 //     `T* const name = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());`. At namespace
@@ -31,23 +41,46 @@
 //   * Kernels with barriers. In a `__global__` definition whose own body calls __syncthreads
 //     (or _count/_and/_or), those calls become `co_await ::cudasim::detail::await_syncthreads...`
 //     and `return` becomes `co_return`: the kernel becomes a coroutine, whose threads the
-//     simulator runs between barriers without switching stacks (see the section below).
+//     simulator runs between barriers without switching stacks (see the section below). A
+//     kernel whose body uses a macro that returns (`#define GUARD(c) if (!(c)) return;`) is
+//     left on fibers instead: the macro's `return` is not in the kernel's text.
 //
 // Everything else is copied byte for byte. Nothing inside comments, string literals, character
 // literals or raw string literals is ever changed; preprocessor lines are treated as code, so a
 // launch inside a #define body is rewritten too.
+//
+// Project headers. Launches, `extern __shared__` and kernels with barriers in a header must be
+// rewritten as much as in the .cu file, so the tool follows the file's quoted #includes
+// (`#include "x.cuh"`, transitively), resolving each as the compiler does: next to the
+// including file, then in the -iquote folders, then in the -I folders, in order. It is given
+// only project folders (the build passes the course's and the submission's, never the
+// simulator's cudasim/include or system folders), so `<...>` includes, system headers and the
+// simulator's headers are never touched; a quoted include found nowhere is left to the
+// compiler. A header that needs rewriting, or that includes one that does, is written to
+// OUTPUT.headers/N/NAME (N counts the copies; one folder each, so that a copy's own folder
+// holds nothing the original's did not), starting with `#line 1 "<absolute header path>"` and
+// then the header's exact lines, so that diagnostics point at the real header. The #includes
+// that reach a copy are rewritten to name it by a path relative to the includer's output, and
+// every other resolved #include inside a copy names its header's absolute path (the copy no
+// longer sits next to it); the .cu file's includes of unchanged headers are left as they are.
+// Each header is read once (#pragma once and include guards work as before) and its macros
+// count for the return-in-macro rule above. Copies an earlier run wrote and this one did not
+// are removed. With --depfile, the tool writes a Make/Ninja depfile naming the input and every
+// header it read, so that a build reruns it when one of them changes.
 //
 // Compiler diagnostics must point at the student's file and line, not at the generated file.
 // The output therefore starts with `#line 1 "<absolute input path>"` and then has exactly the
 // same lines as the input: replacements only insert or remove text within lines and never add
 // or remove a line break.
 //
-// The output is written atomically (temporary file, then rename) and only when its content
+// Every output is written atomically (temporary file, then rename) and only when its content
 // changes, so a build system that runs this tool on every build does not recompile needlessly.
+// The header copies are written before the output.
 //
-// Exit status: 0 on success; 1 when the input cannot be rewritten (a `<<<` without its `>>>`),
-// with a compiler-style `FILE:LINE: error: ...` message; 2 on a bad command line or when a file
-// cannot be read or written, with one line starting `cudasim_rewrite: `.
+// Exit status: 0 on success; 1 when the input or a header cannot be rewritten (a `<<<`
+// without its `>>>`, `>>>>`), with a compiler-style `FILE:LINE: error: ...` message and no
+// output; 2 on a bad command line or when a file cannot be read or written, with one line
+// starting `cudasim_rewrite: `.
 //
 // Only the C++17 standard library is used, so the tool builds before anything else in the tree.
 
@@ -61,6 +94,7 @@
 #include <iostream>
 #include <optional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -413,7 +447,7 @@ struct RewriteError : std::runtime_error {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Kernel launches: k<<<config>>>(args)  ->  k* ::cudasim::launch("k", config)(args)
+// Kernel launches: k<<<config>>>(args) -> ::cudasim::launch_inline("k", ..., config)(args)
 // ---------------------------------------------------------------------------------------------
 
 // Whether the '<' or '>' at `pos` is part of an operator token (<<, <=, >=, >>=, ->, <=>)
@@ -523,7 +557,9 @@ std::string escapeForStringLiteral(std::string_view text) {
 
 // The `>>>` closing the launch whose `<<<` ends just before `searchFrom`, or kNotFound if the
 // file ends or another `<<<` comes first (launches cannot nest: a launch is not an expression
-// with a value).
+// with a value). Like nvcc, the first `>>>` closes the launch, even where a template argument
+// list ends right before it (`threads_v<T>>>>`): nvcc rejects that, and so does the rewrite
+// (rewriteLaunch), rather than accept on the CPU what fails on a GPU.
 std::size_t launchClose(const Source& source, std::size_t searchFrom) {
     for (std::size_t i = searchFrom; i + 3 <= source.size(); ++i) {
         if (source.codeStartsWith(i, ">>>")) return i;
@@ -543,13 +579,28 @@ void rewriteLaunch(const Source& source, std::size_t openPos, std::vector<Edit>&
 
     const std::size_t closePos = launchClose(source, openPos + 3);
     if (closePos == kNotFound) throw RewriteError(source.lineOf(openPos), "'<<<' without matching '>>>'");
+    if (source.isCodeChar(closePos + 3, '>')) {
+        throw RewriteError(source.lineOf(closePos),
+                           "'>>>>': the first '>>>' closes the launch configuration, as nvcc reads it; "
+                           "a template argument list that ends right before '>>>' needs a space: '> >>>'");
+    }
 
-    if (name.empty()) {
-        edits.push_back({openPos, openPos + 3, "* ::cudasim::launch(\"kernel\", "});
+    // A member (`s.fp`, `p->fp`) is a function pointer: the whole expression before `<<<` is
+    // the kernel, as in an unnamed launch.
+    const std::size_t beforeName = nameBegin == kNotFound ? 0 : source.skipBlanksAndCommentsBackward(nameBegin);
+    const bool member = nameBegin != kNotFound && beforeName > 0 &&
+                        (source.isCodeChar(beforeName - 1, '.') ||
+                         (beforeName > 1 && source.codeStartsWith(beforeName - 2, "->")));
+    if (name.empty() || member) {
+        const std::string label = name.empty() ? "kernel" : escapeForStringLiteral(name);
+        edits.push_back({openPos, openPos + 3, "* ::cudasim::launch(\"" + label + "\", "});
     } else {
-        edits.push_back({openPos, openPos + 3,
-                         "* ::cudasim::launch_inline(\"" + escapeForStringLiteral(name) +
-                             "\", CUDASIM_INLINE_KERNEL(" + name + "), "});
+        // The name moves into the launch: `::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(`
+        // is inserted before it and `<<<` becomes `), `. The kernel is then called by name, so
+        // that overload resolution and template argument deduction happen on the call itself.
+        edits.push_back({nameBegin, nameBegin,
+                         "::cudasim::launch_inline(\"" + escapeForStringLiteral(name) + "\", CUDASIM_INLINE_KERNEL("});
+        edits.push_back({openPos, openPos + 3, "), "});
     }
     edits.push_back({closePos, closePos + 3, ")"});
 }
@@ -649,7 +700,88 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 // co_await in a handler), coroutine keywords already, or a barrier name that is not a plain
 // call. Barriers in __device__ functions are never converted: those functions are not
 // coroutines, and their callers could not tell.
+//
+// A `return` can also hide in a macro (`#define GUARD(c) if (!(c)) return;`): its body is not
+// in the kernel's text, so the rewrite cannot make it `co_return`, and a plain `return` in a
+// coroutine does not compile. A kernel whose body names a macro that returns is therefore left
+// on fibers too. The macros are those #defined in the file or in the project headers it
+// includes (the ones the rewrite reads, see "Project headers"), wherever they are defined or
+// #undef'd: a macro returns when its body says `return` or names a macro that returns. Only
+// speed is lost when a name is taken for such a macro where it is not one.
 // ---------------------------------------------------------------------------------------------
+
+using NameSet = std::set<std::string, std::less<>>;
+
+// Where the preprocessor directive whose '#' is at `hashPos` names its directive ("define",
+// "include", ...): the position of that word, or kNotFound when `hashPos` does not start a
+// directive.
+std::size_t directiveWordAt(const Source& source, std::size_t hashPos) {
+    if (!source.isCodeChar(hashPos, '#') || !source.isDirective(hashPos)) return kNotFound;
+    for (std::size_t i = hashPos; i-- > 0 && source.text()[i] != '\n';) {
+        if (source.text()[i] != ' ' && source.text()[i] != '\t') return kNotFound;  // not the line's first token
+    }
+    std::size_t pos = hashPos + 1;
+    while (pos < source.size() && (source.text()[pos] == ' ' || source.text()[pos] == '\t')) ++pos;
+    return source.isWordStart(pos) ? pos : kNotFound;
+}
+
+// The directives of `source` as the positions of their names ("define" in `#define X`).
+std::vector<std::size_t> directiveWords(const Source& source) {
+    std::vector<std::size_t> words;
+    for (std::size_t pos = source.text().find('#'); pos != kNotFound; pos = source.text().find('#', pos + 1)) {
+        const std::size_t word = directiveWordAt(source, pos);
+        if (word != kNotFound) words.push_back(word);
+    }
+    return words;
+}
+
+// End (exclusive) of the preprocessor directive that contains `pos`: the first line break that
+// is not spliced.
+std::size_t endOfDirective(const Source& source, std::size_t pos) {
+    const std::string& text = source.text();
+    for (std::size_t i = text.find('\n', pos); i != kNotFound; i = text.find('\n', i + 1)) {
+        std::size_t beforeBreak = i;
+        if (beforeBreak > pos && text[beforeBreak - 1] == '\r') --beforeBreak;
+        if (beforeBreak == pos || text[beforeBreak - 1] != '\\') return i;
+    }
+    return text.size();
+}
+
+// The macros #defined in `sources` that return (see above).
+NameSet returningMacros(const std::vector<const Source*>& sources) {
+    std::vector<std::pair<std::string, NameSet>> macros;  // name, the words of its body
+    for (const Source* source : sources) {
+        for (const std::size_t word : directiveWords(*source)) {
+            if (source->wordAt(word) != "define") continue;
+            const std::size_t name = source->skipBlanksForward(source->wordEnd(word));
+            const std::size_t end = endOfDirective(*source, word);
+            if (!source->isWordStart(name) || name >= end) continue;
+            std::size_t body = source->wordEnd(name);
+            if (source->isCodeChar(body, '(')) {  // a function-like macro's parameters
+                while (body < end && !source->isCodeChar(body, ')')) ++body;
+            }
+            NameSet words;
+            for (std::size_t i = body; i < end; ++i) {
+                if (!source->isWordStart(i)) continue;
+                words.emplace(source->wordAt(i));
+                i = source->wordEnd(i) - 1;
+            }
+            macros.emplace_back(std::string(source->wordAt(name)), std::move(words));
+        }
+    }
+    NameSet returning{"return"};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [name, words] : macros) {
+            if (returning.count(name) != 0) continue;
+            const bool returns = std::any_of(words.begin(), words.end(),
+                                             [&returning](const std::string& word) { return returning.count(word) != 0; });
+            if (returns) grew = returning.insert(name).second;
+        }
+    }
+    returning.erase("return");
+    return returning;
+}
 
 struct BarrierName {
     std::string_view name;
@@ -701,7 +833,8 @@ std::size_t declarationStart(const Source& source, std::size_t pos) {
 // For the `__global__` at `globalPos`: if it starts a kernel definition that can be converted,
 // adds the edits that make it a coroutine. Returns where the body starts (so that the caller
 // goes on rewriting launches and shared memory inside it), or kNotFound for a declaration.
-std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPos, std::vector<Edit>& edits) {
+std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPos, const NameSet& returningMacros,
+                                      std::vector<Edit>& edits) {
     // The declaration up to its body: the first '{' or ';' outside parentheses.
     std::size_t bodyOpen = kNotFound;
     bool returnsVoid = false;
@@ -749,7 +882,7 @@ std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPo
         const std::string_view word = source.wordAt(i);
         const std::size_t wordEnd = source.wordEnd(i);
         if (word == "struct" || word == "class" || word == "union" || word == "try" || word == "catch" ||
-            word == "co_await" || word == "co_return" || word == "co_yield") {
+            word == "co_await" || word == "co_return" || word == "co_yield" || returningMacros.count(word) != 0) {
             return bodyOpen;
         }
         if (word == "return") {
@@ -799,7 +932,8 @@ bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
     return classHead && !sawParenthesis;
 }
 
-std::string rewriteCudaSource(const Source& source) {
+// The edits that turn `source` into C++ for the simulator (everything but the #includes).
+std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros) {
     std::vector<Edit> edits;
     std::vector<bool> codeScopes;  // one entry per open brace: does it open code?
     auto insideFunction = [&codeScopes] {
@@ -822,7 +956,7 @@ std::string rewriteCudaSource(const Source& source) {
             const std::string_view word = source.wordAt(pos);
             const std::size_t end = pos + word.size();
             if (word == "__global__" && !insideFunction() && !source.isDirective(pos)) {
-                const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, edits);
+                const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, returningMacros, edits);
                 if (bodyOpen != kNotFound) {
                     pos = bodyOpen;  // the body's '{' is handled by the loop
                     continue;
@@ -845,7 +979,7 @@ std::string rewriteCudaSource(const Source& source) {
             ++pos;
         }
     }
-    return applyEdits(source.text(), std::move(edits));
+    return edits;
 }
 
 std::string escapeForLineDirective(const std::string& path) {
@@ -940,38 +1074,280 @@ int failUsage(const std::string& message) {
     return 2;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Project headers
+//
+// A launch or an `extern __shared__` in a header must be rewritten as much as in the .cu file,
+// so the tool follows the file's quoted #includes (see the header comment for the rules).
+// ---------------------------------------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+// The header name of a quoted #include: [nameBegin, nameEnd) lies between the quotes.
+struct QuotedInclude {
+    std::size_t nameBegin;
+    std::size_t nameEnd;
+};
+
+std::vector<QuotedInclude> quotedIncludes(const Source& source) {
+    std::vector<QuotedInclude> includes;
+    for (const std::size_t word : directiveWords(source)) {
+        if (source.wordAt(word) != "include") continue;
+        std::size_t open = source.wordEnd(word);
+        while (open < source.size() && (source.text()[open] == ' ' || source.text()[open] == '\t')) ++open;
+        if (open >= source.size() || source.text()[open] != '"' || source.isCode(open)) continue;
+        const std::size_t close = source.text().find_first_of("\"\n", open + 1);
+        if (close == kNotFound || source.text()[close] != '"') continue;
+        includes.push_back({open + 1, close});
+    }
+    return includes;
+}
+
+// Where the compiler finds `#include "name"` written in a file of `includerDirectory`: that
+// folder, then the -iquote and -I folders in order. Absolute names are left to the compiler.
+std::optional<fs::path> findQuotedHeader(const fs::path& includerDirectory, const std::string& name,
+                                         const std::vector<fs::path>& searchDirectories) {
+    const fs::path relative(name);
+    if (name.empty() || relative.is_absolute()) return std::nullopt;
+    std::vector<fs::path> candidates{includerDirectory / relative};
+    for (const fs::path& directory : searchDirectories) candidates.push_back(directory / relative);
+    for (const fs::path& candidate : candidates) {
+        std::error_code error;
+        if (fs::is_regular_file(candidate, error)) return candidate.lexically_normal();
+    }
+    return std::nullopt;
+}
+
+// The .cu file or one of the project headers it includes, directly or not.
+struct ProjectFile {
+    ProjectFile(std::string name, fs::path absolute, std::string text)
+        : messageName(std::move(name)), path(std::move(absolute)) {
+        // A UTF-8 byte order mark must stay the very first bytes of the file, before the #line.
+        if (text.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
+            byteOrderMark = true;
+            text.erase(0, kByteOrderMark.size());
+        }
+        source.emplace(std::move(text));
+    }
+
+    // The rewritten text: the #line directive, then the file with its edits.
+    std::string rewrittenText() const {
+        std::string result = byteOrderMark ? std::string(kByteOrderMark) : std::string();
+        result += "#line 1 \"" + escapeForLineDirective(path.string()) + "\"\n";
+        return result + applyEdits(source->text(), edits);
+    }
+
+    static constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+    std::string messageName;  // how error messages name it
+    fs::path path;            // absolute, for #line and the depfile
+    bool byteOrderMark = false;
+    std::optional<Source> source;
+    std::vector<std::pair<QuotedInclude, std::size_t>> includes;  // with the included file's index
+    std::vector<Edit> edits;
+    bool rewritten = false;  // written to the output (the .cu file) or the header folder
+    fs::path output;         // where, when rewritten
+};
+
+struct Options {
+    std::string input;
+    std::string output;
+    std::string depfile;
+    std::vector<fs::path> quoteDirectories;    // -iquote
+    std::vector<fs::path> includeDirectories;  // -I
+};
+
+// Reads the .cu file and, transitively, every project header it includes with quotes.
+// Returns false (with the reason) when the .cu file cannot be read; an unreadable header is
+// left to the compiler.
+bool loadProject(const Options& options, std::vector<ProjectFile>& files, std::string& reason) {
+    std::string text;
+    if (!readFile(options.input, text, reason)) return false;
+    files.emplace_back(options.input, fs::path(absolutePathOf(options.input)), std::move(text));
+
+    std::vector<fs::path> searchDirectories = options.quoteDirectories;
+    searchDirectories.insert(searchDirectories.end(), options.includeDirectories.begin(),
+                             options.includeDirectories.end());
+    std::vector<fs::path> identities;  // canonical paths, one per file
+    const auto identityOf = [](const fs::path& path) {
+        std::error_code error;
+        const fs::path canonical = fs::weakly_canonical(path, error);
+        return error ? path : canonical;
+    };
+    identities.push_back(identityOf(files.front().path));
+
+    for (std::size_t i = 0; i < files.size(); ++i) {  // files grows while it is walked
+        for (const QuotedInclude& include : quotedIncludes(*files[i].source)) {
+            const std::string name =
+                files[i].source->text().substr(include.nameBegin, include.nameEnd - include.nameBegin);
+            const std::optional<fs::path> found =
+                findQuotedHeader(files[i].path.parent_path(), name, searchDirectories);
+            if (!found) continue;
+            const fs::path identity = identityOf(*found);
+            const std::size_t index = static_cast<std::size_t>(
+                std::find(identities.begin(), identities.end(), identity) - identities.begin());
+            if (index == identities.size()) {
+                std::string ignoredReason;
+                if (!readFile(found->string(), text, ignoredReason)) continue;
+                const std::string absolute = absolutePathOf(found->string());
+                files.emplace_back(absolute, fs::path(absolute), std::move(text));
+                identities.push_back(identity);
+            }
+            files[i].includes.emplace_back(include, index);
+        }
+    }
+    return true;
+}
+
+// Decides which files are written (the .cu file, the headers with edits and those that include
+// a written one), where, and points their #includes at the rewritten copies.
+void placeRewrittenFiles(std::vector<ProjectFile>& files, const fs::path& output, const fs::path& headerFolder) {
+    files.front().rewritten = true;
+    for (ProjectFile& file : files) file.rewritten = file.rewritten || !file.edits.empty();
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (ProjectFile& file : files) {
+            if (file.rewritten) continue;
+            file.rewritten = std::any_of(file.includes.begin(), file.includes.end(),
+                                         [&files](const auto& include) { return files[include.second].rewritten; });
+            grew = grew || file.rewritten;
+        }
+    }
+    files.front().output = output;
+    int copies = 0;
+    for (ProjectFile& file : files) {
+        if (file.rewritten && file.output.empty())
+            file.output = headerFolder / std::to_string(++copies) / file.path.filename();
+    }
+
+    for (ProjectFile& file : files) {
+        if (!file.rewritten) continue;
+        const bool isInput = &file == &files.front();
+        for (const auto& [include, index] : file.includes) {
+            const ProjectFile& header = files[index];
+            // The .cu file's includes of unchanged headers work as they are (the compiler gets
+            // the same folders); a copy's all name their file exactly, as it moved elsewhere.
+            if (isInput && !header.rewritten) continue;
+            const fs::path target = header.rewritten ? header.output.lexically_relative(file.output.parent_path())
+                                                     : header.path;
+            const std::string name = target.generic_string();
+            if (name.empty() || name.find_first_of("\"\r\n") != kNotFound) continue;  // not writable in an #include
+            file.edits.push_back({include.nameBegin, include.nameEnd, name});
+        }
+    }
+}
+
+// Removes from the header folder what an earlier run wrote and this one did not.
+void removeStaleCopies(const fs::path& headerFolder, const std::vector<ProjectFile>& files) {
+    std::error_code error;
+    if (!fs::is_directory(headerFolder, error)) return;
+    std::vector<fs::path> stale;
+    for (auto it = fs::recursive_directory_iterator(headerFolder, error); !error && it != fs::recursive_directory_iterator();
+         it.increment(error)) {
+        const bool written = std::any_of(files.begin(), files.end(),
+                                         [&it](const ProjectFile& file) { return file.output == it->path(); });
+        if (!written) stale.push_back(it->path());
+    }
+    std::sort(stale.rbegin(), stale.rend());  // a folder's entries before the folder
+    for (const fs::path& path : stale) {
+        if (fs::is_directory(path, error) && !fs::is_empty(path, error)) continue;
+        fs::remove(path, error);
+    }
+    if (fs::is_empty(headerFolder, error)) fs::remove(headerFolder, error);
+}
+
+// Make and Ninja depfile syntax: `target: dependency...`, spaces and '#' escaped.
+std::string escapeForDepfile(const std::string& path) {
+    std::string escaped;
+    for (const char c : path) {
+        if (c == ' ' || c == '#') escaped += '\\';
+        if (c == '$') escaped += '$';
+        escaped += c;
+    }
+    return escaped;
+}
+
+std::string depfileText(const std::string& output, const std::vector<ProjectFile>& files) {
+    std::string text = escapeForDepfile(output) + ":";
+    for (const ProjectFile& file : files) text += " \\\n  " + escapeForDepfile(file.path.string());
+    return text + "\n";
+}
+
+// Parses the command line; returns an error message, empty when it is valid.
+std::string parseOptions(int argc, char** argv, Options& options) {
+    constexpr const char* kUsage =
+        "usage: cudasim_rewrite [-iquote DIR]... [-I DIR]... [--depfile FILE] INPUT.cu OUTPUT.cpp";
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        const std::string argument = argv[i];
+        const bool takesValue = argument == "-iquote" || argument == "-I" || argument == "--depfile";
+        if (takesValue && i + 1 == argc) return "option '" + argument + "' needs a value (" + kUsage + ")";
+        if (argument == "-iquote") {
+            options.quoteDirectories.emplace_back(absolutePathOf(argv[++i]));
+        } else if (argument == "-I") {
+            options.includeDirectories.emplace_back(absolutePathOf(argv[++i]));
+        } else if (argument.rfind("-I", 0) == 0) {
+            options.includeDirectories.emplace_back(absolutePathOf(argument.substr(2)));
+        } else if (argument == "--depfile") {
+            options.depfile = argv[++i];
+        } else if (argument.size() > 1 && argument[0] == '-') {
+            return "unknown option '" + argument + "' (" + kUsage + ")";
+        } else {
+            positional.push_back(argument);
+        }
+    }
+    if (positional.size() != 2) {
+        return "expected 2 arguments, got " + std::to_string(positional.size()) + " (" + kUsage + ")";
+    }
+    options.input = positional[0];
+    options.output = positional[1];
+    return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        return failUsage("expected 2 arguments, got " + std::to_string(argc > 0 ? argc - 1 : 0) +
-                         " (usage: cudasim_rewrite INPUT.cu OUTPUT.cpp)");
-    }
-    const std::string inputPath = argv[1];
-    const std::string outputPath = argv[2];
+    Options options;
+    const std::string usageError = parseOptions(argc, argv, options);
+    if (!usageError.empty()) return failUsage(usageError);
 
-    std::string input;
+    std::vector<ProjectFile> files;
     std::string reason;
-    if (!readFile(inputPath, input, reason)) return failUsage("cannot read input '" + inputPath + "': " + reason);
-
-    // A UTF-8 byte order mark must stay the very first bytes of the file, before the #line.
-    constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-    std::string output;
-    if (input.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) {
-        output += kByteOrderMark;
-        input.erase(0, kByteOrderMark.size());
-    }
-    output += "#line 1 \"" + escapeForLineDirective(absolutePathOf(inputPath)) + "\"\n";
-
-    try {
-        output += rewriteCudaSource(Source(std::move(input)));
-    } catch (const RewriteError& error) {
-        std::cerr << inputPath << ':' << error.line << ": error: " << error.what() << '\n';
-        return 1;
+    if (!loadProject(options, files, reason)) {
+        return failUsage("cannot read input '" + options.input + "': " + reason);
     }
 
-    if (!writeFileIfChanged(outputPath, output, reason)) {
-        return failUsage("cannot write output '" + outputPath + "': " + reason);
+    std::vector<const Source*> sources;
+    for (const ProjectFile& file : files) sources.push_back(&*file.source);
+    const NameSet macrosThatReturn = returningMacros(sources);
+    for (ProjectFile& file : files) {
+        try {
+            file.edits = cudaEdits(*file.source, macrosThatReturn);
+        } catch (const RewriteError& error) {
+            std::cerr << file.messageName << ':' << error.line << ": error: " << error.what() << '\n';
+            return 1;
+        }
+    }
+
+    const fs::path output(absolutePathOf(options.output));
+    const fs::path headerFolder(output.string() + ".headers");
+    placeRewrittenFiles(files, output, headerFolder);
+
+    // The headers first, so that the output is never newer than what it includes.
+    std::error_code error;
+    for (const ProjectFile& file : files) {
+        if (!file.rewritten || &file == &files.front()) continue;
+        fs::create_directory(headerFolder, error);
+        fs::create_directory(file.output.parent_path(), error);
+        if (!writeFileIfChanged(file.output.string(), file.rewrittenText(), reason)) {
+            return failUsage("cannot write header '" + file.output.string() + "': " + reason);
+        }
+    }
+    if (!writeFileIfChanged(options.output, files.front().rewrittenText(), reason)) {
+        return failUsage("cannot write output '" + options.output + "': " + reason);
+    }
+    removeStaleCopies(headerFolder, files);
+    if (!options.depfile.empty() && !writeFileIfChanged(options.depfile, depfileText(options.output, files), reason)) {
+        return failUsage("cannot write depfile '" + options.depfile + "': " + reason);
     }
     return 0;
 }

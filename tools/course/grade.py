@@ -18,8 +18,8 @@ from .manifest import Exercise, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .perf import PerfOutcome, judge
 from .rubric import load_rubric, score
-from .untrusted import check_object, dependencies_under, object_files, parse_gtest_list, section_names, \
-    solution_includes
+from .untrusted import check_object, dependencies_under, object_files, parse_gtest_list, rewrite_inputs, \
+    section_names, solution_includes
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -407,7 +407,9 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             for obj in objects:
                 rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
                 if not rule:
-                    reached = dependencies_under(dependency_paths(build, obj), os.path.join(root, "solutions"))
+                    inputs = dependency_paths(build, obj) + "\n" + "\n".join(
+                        rewrite_inputs(build.path, target, ex.file))
+                    reached = dependencies_under(inputs, os.path.join(root, "solutions"))
                     if reached:
                         grade.status = FORBIDDEN_INCLUDE
                         grade.note = "includes a reference solution; scored 0"

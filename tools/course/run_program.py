@@ -80,8 +80,15 @@ def cache_key(source: str, recipe: dict) -> str:
     return h.hexdigest()[:24]
 
 
+DEPFILE_NAME = "rewritten.d"
+INPUTS_NAME = "inputs.txt"
+
+
 def compile_commands(source: str, recipe: dict, workdir: str, exe: str) -> List[List[str]]:
-    """The commands that turn ``source`` into ``exe``: [rewrite,] compile."""
+    """The commands that turn ``source`` into ``exe``: [rewrite,] compile. The rewrite also
+    rewrites the project headers the program includes with quotes (next to it, or in the
+    recipe's ``rewrite_include_dirs``), as the build does, and lists every header it read in
+    ``workdir``/rewritten.d."""
     includes = ["-I" + d for d in recipe.get("include_dirs", [])]
     flags = list(recipe.get("flags", []))
     link = list(recipe.get("link", []))
@@ -91,9 +98,69 @@ def compile_commands(source: str, recipe: dict, workdir: str, exe: str) -> List[
         rewritten = os.path.join(workdir, os.path.splitext(os.path.basename(source))[0] + ".sim.cpp")
         if source.endswith(".cu"):
             flags += recipe.get("cu_flags", [])  # what nvcc does for every .cu file
-        return [[rewrite, source, rewritten],
+        header_options = ["-I" + d for d in recipe.get("rewrite_include_dirs", [])]
+        return [[rewrite, "-iquote", folder] + header_options +
+                ["--depfile", os.path.join(workdir, DEPFILE_NAME), source, rewritten],
                 [recipe["compiler"]] + flags + includes + ["-iquote", folder, rewritten] + link + ["-o", exe]]
     return [[recipe["compiler"]] + flags + includes + [source] + link + ["-o", exe]]
+
+
+def depfile_inputs(text: str) -> List[str]:
+    """The files a Make-style depfile (``target: input...``) names as inputs: backslash-newline
+    continues a line, ``\\ `` and ``\\#`` are a space and a '#' in a name, ``$$`` a '$'."""
+    text = text.replace("\\\r\n", " ").replace("\\\n", " ")
+    names, current, i = [], "", 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in " #":
+            current += text[i + 1]
+            i += 2
+            continue
+        if c == "$" and text.startswith("$$", i):
+            current += "$"
+            i += 2
+            continue
+        if c.isspace():
+            if current:
+                names.append(current)
+            current = ""
+        else:
+            current += c
+        i += 1
+    if current:
+        names.append(current)
+    for index, name in enumerate(names):  # drop the target, up to its colon
+        if name.endswith(":"):
+            return names[index + 1:]
+    return []
+
+
+def record_inputs(cache_dir: str) -> None:
+    """Remembers the size and time of every file the rewrite read (from its depfile), so that
+    a cached binary is rebuilt when a header outside the program's folder changes."""
+    try:
+        with open(os.path.join(cache_dir, DEPFILE_NAME), encoding="utf-8", errors="surrogateescape") as f:
+            inputs = depfile_inputs(f.read())
+    except OSError:
+        return
+    with open(os.path.join(cache_dir, INPUTS_NAME), "w", encoding="utf-8", errors="surrogateescape") as f:
+        for path in inputs:
+            f.write("%s %s\n" % (_mtime(path), path))
+
+
+def inputs_unchanged(cache_dir: str) -> bool:
+    """Whether every file recorded by record_inputs still has its size and time (true when
+    nothing was recorded, as for a program compiled by nvcc)."""
+    try:
+        with open(os.path.join(cache_dir, INPUTS_NAME), encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return True
+    for line in lines:
+        stamp, _, path = line.partition(" ")
+        if _mtime(path) != stamp:
+            return False
+    return True
 
 
 def runtime_targets(recipe: dict) -> List[str]:
@@ -147,7 +214,7 @@ def compile_program(session: Session, file: str, instrumented: bool = False) -> 
     key = cache_key(source, recipe)
     cache_dir = os.path.join(build.path, "run-cache", key)
     exe = os.path.join(cache_dir, os.path.splitext(os.path.basename(source))[0])
-    if not os.path.isfile(exe):
+    if not os.path.isfile(exe) or not inputs_unchanged(cache_dir):
         work = cache_dir + ".tmp-%d" % os.getpid()
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
@@ -162,6 +229,7 @@ def compile_program(session: Session, file: str, instrumented: bool = False) -> 
                 raise CourseError("%s does not compile (see the messages above)" % file, FAILURE)
             elif proc.stdout.strip():
                 sys.stderr.write(proc.stdout)    # warnings are worth seeing
+        record_inputs(work)
         shutil.rmtree(cache_dir, ignore_errors=True)
         os.replace(work, cache_dir)
     return exe

@@ -235,6 +235,21 @@ def object_files(build_dir: str, target: str, exercise_file: str) -> List[str]:
     return sorted(found)
 
 
+def rewrite_inputs(build_dir: str, target: str, exercise_file: str) -> List[str]:
+    """The files the simulator's rewrite read for the exercise's .cu file (its depfile): the
+    file and the project headers it includes. The compiler reads rewritten copies of those
+    headers from the build folder, so its own dependency record does not name the originals."""
+    from .run_program import depfile_inputs
+    inputs = []
+    for dirpath, _, filenames in os.walk(build_dir):
+        if os.path.basename(dirpath) != target or os.path.basename(os.path.dirname(dirpath)) != "cudasim_rewritten":
+            continue
+        if exercise_file + ".cpp.d" in filenames:
+            with open(os.path.join(dirpath, exercise_file + ".cpp.d"), encoding="utf-8", errors="replace") as f:
+                inputs += depfile_inputs(f.read())
+    return inputs
+
+
 # ---- includes ------------------------------------------------------------------------------
 def solution_includes(source_text: str) -> List[str]:
     """Include lines that name solutions/ (or that hide the name behind a macro)."""

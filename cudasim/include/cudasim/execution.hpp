@@ -1,13 +1,15 @@
 /// @file execution.hpp
-/// @brief How a launch reaches the simulator: the launch expression produced by the chevron
+/// @brief How a launch reaches the simulator: the launch expressions produced by the chevron
 /// rewrite, the per-kernel closure that runs a block's threads, and the built-in variables.
 ///
 /// The rewrite turns `k<<<grid, block, smem, stream>>>(args)` into
-/// `k * ::cudasim::launch("k", grid, block, smem, stream)(args)`. `launch(...)` captures the
-/// configuration, the call `(args)` captures the arguments, and `operator*` (found by
-/// argument-dependent lookup) pairs them with the kernel's function pointer and submits the
-/// launch. Templated and namespaced kernels need no parsing because the kernel expression is
-/// ordinary C++ on the left of `*`.
+/// `::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), grid, block, smem, stream)(args)`.
+/// CUDASIM_INLINE_KERNEL(k) calls `k` by name, so overload resolution and template argument
+/// deduction happen on that call as in nvcc's launch, and templated, namespaced, overloaded
+/// kernels need no parsing. When the rewrite finds no name before `<<<` (`(*table[i])<<<...>>>`)
+/// it writes `expr * ::cudasim::launch("kernel", grid, block, smem, stream)(args)` instead:
+/// `launch(...)` captures the configuration, the call `(args)` the arguments, and `operator*`
+/// (found by argument-dependent lookup) pairs them with the kernel's function pointer.
 #pragma once
 
 #include <memory>
@@ -192,82 +194,188 @@ struct LaunchConfig {
 };
 
 /// Validates the configuration (setting the launch error as a GPU would) and queues the
-/// launch on its stream. `kernel_id` identifies the kernel for cudaFuncSetAttribute.
+/// launch on its stream. `kernel_id` identifies the kernel for cudaFuncSetAttribute; null when
+/// the launch cannot tell which function it calls (see NamedLaunch).
 void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
                    const void* kernel_id);
 
-struct NoInvoker {};
+/// Binds arguments converted to the parameter types of `kernel`, once, as a real launch
+/// converts them, and submits; each thread gets copies. `invoker` runs one thread. Arguments
+/// that do not fit were reported by the caller; nothing more is said about them here.
+template <class Invoker, class... Params, class... Args>
+void submit_converted(const LaunchConfig& config, Invoker invoker, void (*kernel)(Params...), Args&&... args) {
+  if constexpr (sizeof...(Params) == sizeof...(Args) &&
+                std::is_constructible_v<std::tuple<std::decay_t<Params>...>, Args&&...>) {
+    std::tuple<std::decay_t<Params>...> bound(std::forward<Args>(args)...);
+    submit_launch(config,
+                  std::make_shared<const BoundKernel<Invoker, Params...>>(std::move(invoker), std::move(bound)),
+                  reinterpret_cast<const void*>(kernel));
+  }
+}
 
-/// The configuration half of a launch expression, with its arguments.
-template <class Invoker, class... Args>
+/// The configuration half of an unnamed launch expression, with its arguments.
+template <class... Args>
 struct PendingLaunch {
   LaunchConfig config;
-  Invoker invoker;
   std::tuple<Args...> args;
 };
 
-template <class Invoker>
 struct LaunchBuilder {
   LaunchConfig config;
-  Invoker invoker;
   template <class... Args>
-  PendingLaunch<Invoker, std::decay_t<Args>...> operator()(Args&&... args) const {
-    return {config, invoker, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+  PendingLaunch<std::decay_t<Args>...> operator()(Args&&... args) const {
+    return {config, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
   }
 };
 
 /// `kernel * launch(...)(args)`: binds the arguments, converted to the kernel's parameter
 /// types as a real launch converts them, and submits.
-template <class... Params, class Invoker, class... Args>
-void operator*(void (*kernel)(Params...), PendingLaunch<Invoker, Args...>&& pending) {
+template <class... Params, class... Args>
+void operator*(void (*kernel)(Params...), PendingLaunch<Args...>&& pending) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "cudasim: the kernel is launched with a different number of arguments than it "
                 "declares");
-  if constexpr (sizeof...(Params) == sizeof...(Args)) {
-    std::tuple<std::decay_t<Params>...> args(std::move(pending.args));
-    std::shared_ptr<const KernelInstance> bound;
-    if constexpr (std::is_same_v<Invoker, NoInvoker>) {
-      bound = std::make_shared<const BoundKernel<PointerInvoker<Params...>, Params...>>(
-          PointerInvoker<Params...>{kernel}, std::move(args));
-    } else {
-      bound = std::make_shared<const BoundKernel<Invoker, Params...>>(std::move(pending.invoker),
-                                                                     std::move(args));
-    }
-    submit_launch(pending.config, std::move(bound), reinterpret_cast<const void*>(kernel));
-  }
+  static_assert(std::is_constructible_v<std::tuple<std::decay_t<Params>...>, Args&&...>,
+                "cudasim: the launch's arguments do not convert to the kernel's parameter types");
+  std::apply(
+      [&](auto&&... args) {
+        submit_converted(pending.config, PointerInvoker<Params...>{kernel}, kernel, std::move(args)...);
+      },
+      std::move(pending.args));
 }
+
+/// How NamedKernel::resolve is asked for the kernel's function pointer: from its name alone
+/// (`k` is one function, `k<float>` one specialization, or `k` a function-pointer variable),
+/// or as the overload or specialization whose type is exactly `Signature`.
+struct ByName {};
+template <class Signature>
+struct ByType {};
+
+template <class T>
+struct NotDeduced {
+  using type = T;
+};
+template <class Function>
+Function* kernel_pointer(ByName, Function* kernel) {
+  return kernel;
+}
+template <class... Params>
+auto kernel_pointer(ByType<void(Params...)>, typename NotDeduced<void (*)(Params...)>::type kernel) {
+  return kernel;
+}
+
+/// What CUDASIM_INLINE_KERNEL(k) makes of a kernel's name: `call` calls `k` by name with a
+/// thread's arguments; `resolve(ByName{})` / `resolve(ByType<...>{})` give its function pointer
+/// where the name identifies one (both are substitution failures otherwise).
+template <class Call, class Resolve>
+struct NamedKernel {
+  Call call;
+  Resolve resolve;
+};
+
+template <class Call, class Resolve>
+NamedKernel<Call, Resolve> named_kernel(Call call, Resolve resolve) {
+  return {std::move(call), std::move(resolve)};
+}
+
+/// Whether launching `Kernel` (a function pointer type) with `Args` binds every parameter to
+/// an argument that converts to it (and leaves none to a default argument).
+template <class Kernel, class... Args>
+struct BindsEveryParameter : std::false_type {};
+template <class... Params, class... Args>
+struct BindsEveryParameter<void (*)(Params...), Args...>
+    : std::bool_constant<sizeof...(Params) == sizeof...(Args) &&
+                         std::is_constructible_v<std::tuple<std::decay_t<Params>...>, Args&&...>> {};
+
+/// Whether a launch by name can convert its arguments once: the name is one function whose
+/// parameters the arguments all bind.
+template <class Resolve, class... Args>
+constexpr bool converts_at_launch() {
+  if constexpr (std::is_invocable_v<const Resolve&, ByName>)
+    return BindsEveryParameter<std::invoke_result_t<const Resolve&, ByName>, Args...>::value;
+  else
+    return false;
+}
+
+/// The function a launch by name calls, where the name or the arguments' exact types identify
+/// it, for cudaFuncSetAttribute; null otherwise.
+template <class... Args, class Resolve>
+const void* kernel_id_of(const Resolve& resolve) {
+  using Exact = ByType<void(std::decay_t<Args>...)>;
+  if constexpr (std::is_invocable_v<const Resolve&, ByName>)
+    return reinterpret_cast<const void*>(resolve(ByName{}));
+  else if constexpr (std::is_invocable_v<const Resolve&, Exact>)
+    return reinterpret_cast<const void*>(resolve(Exact{}));
+  else
+    return nullptr;
+}
+
+/// `::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), config...)(args)`: a launch by name.
+template <class Call, class Resolve>
+struct NamedLaunch {
+  LaunchConfig config;
+  NamedKernel<Call, Resolve> kernel;
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    // The launch is a call of the kernel with the arguments: valid exactly when that call is.
+    // Naming the call first makes the compiler's message for a bad launch the one for the call,
+    // which names the candidate kernels and why each does not fit.
+    using CallResult = decltype(kernel.call(std::declval<const std::decay_t<Args>&>()...));
+    static_assert(std::is_void_v<CallResult>, "a kernel returns void");
+    if constexpr (converts_at_launch<Resolve, Args...>()) {
+      // One function: the arguments are converted to its parameter types once, at the launch.
+      submit_converted(config, kernel.call, kernel.resolve(ByName{}), std::forward<Args>(args)...);
+    } else {
+      // An overloaded kernel, a template whose arguments the call deduces, or a kernel with
+      // default arguments: the launch binds the arguments as given (decayed, as a call decays
+      // them) and each thread's call converts them to the chosen kernel's parameter types.
+      // When kernel_id_of cannot tell which kernel that is, the launch gets the largest dynamic
+      // shared memory limit that any kernel was given.
+      std::tuple<std::decay_t<Args>...> bound(std::forward<Args>(args)...);
+      submit_launch(config,
+                    std::make_shared<const BoundKernel<Call, std::decay_t<Args>...>>(kernel.call, std::move(bound)),
+                    kernel_id_of<Args...>(kernel.resolve));
+    }
+  }
+};
 
 }  // namespace detail
 
-/// Start of a launch expression written by the chevron rewrite (`<<<` becomes
-/// `* ::cudasim::launch("name", `). The trailing file and line default to the call site,
+/// Start of an unnamed launch expression written by the chevron rewrite (`<<<` becomes
+/// `* ::cudasim::launch("kernel", `). The trailing file and line default to the call site,
 /// which `#line` maps back to the student's .cu file.
-inline detail::LaunchBuilder<detail::NoInvoker> launch(const char* kernel_name, dim3 grid, dim3 block,
-                                                       size_t dynamic_shared_bytes = 0,
-                                                       cudaStream_t stream = nullptr,
-                                                       const char* file = __builtin_FILE(),
-                                                       unsigned line = __builtin_LINE()) {
-  return {detail::LaunchConfig{{kernel_name, file, line}, grid, block, dynamic_shared_bytes, stream}, {}};
+inline detail::LaunchBuilder launch(const char* kernel_name, dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0,
+                                    cudaStream_t stream = nullptr, const char* file = __builtin_FILE(),
+                                    unsigned line = __builtin_LINE()) {
+  return {detail::LaunchConfig{{kernel_name, file, line}, grid, block, dynamic_shared_bytes, stream}};
 }
 
-/// The form the rewrite emits when it found the kernel's name: `invoker` is a lambda that calls
-/// the kernel by name, so the compiler can inline the kernel body into the loop that runs a
-/// block's threads (a call through a function pointer cannot be inlined). This makes kernels
-/// without barriers several times faster; the launch is otherwise identical.
-template <class Invoker>
-inline detail::LaunchBuilder<Invoker> launch_inline(const char* kernel_name, Invoker invoker, dim3 grid,
-                                                    dim3 block, size_t dynamic_shared_bytes = 0,
-                                                    cudaStream_t stream = nullptr,
-                                                    const char* file = __builtin_FILE(),
-                                                    unsigned line = __builtin_LINE()) {
+/// The form the rewrite emits when it found the kernel's name: `kernel` (CUDASIM_INLINE_KERNEL)
+/// calls the kernel by name, so the compiler can also inline the kernel body into the loop that
+/// runs a block's threads (a call through a function pointer cannot be inlined), which makes
+/// kernels without barriers several times faster.
+template <class Call, class Resolve>
+inline detail::NamedLaunch<Call, Resolve> launch_inline(const char* kernel_name, detail::NamedKernel<Call, Resolve> kernel,
+                                                        dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0,
+                                                        cudaStream_t stream = nullptr,
+                                                        const char* file = __builtin_FILE(),
+                                                        unsigned line = __builtin_LINE()) {
   return {detail::LaunchConfig{{kernel_name, file, line}, grid, block, dynamic_shared_bytes, stream},
-          std::move(invoker)};
+          std::move(kernel)};
 }
 
 }  // namespace cudasim
 
-/// The invoker the rewrite passes to launch_inline: calls the kernel by name (variadic because
-/// a templated kernel's name contains commas). Captures by copy so that a kernel held in a
-/// local function-pointer variable stays valid while the launch waits on its stream.
-#define CUDASIM_INLINE_KERNEL(...) \
-  [=](const auto&... cudasim_kernel_args) { __VA_ARGS__(cudasim_kernel_args...); }
+/// What the rewrite passes to launch_inline for a kernel named `k` (variadic because a
+/// templated kernel's name contains commas): a lambda that calls `k` by name with a thread's
+/// arguments, and one that gives `k`'s function pointer where the name (or the arguments'
+/// exact types) identify one, and fails substitution otherwise. Both capture by copy, so that
+/// a kernel held in a local function-pointer variable stays valid while the launch waits on
+/// its stream.
+#define CUDASIM_INLINE_KERNEL(...)                                                        \
+  ::cudasim::detail::named_kernel(                                                        \
+      [=](const auto&... cudasim_kernel_args) { __VA_ARGS__(cudasim_kernel_args...); },   \
+      [=](auto cudasim_how) -> decltype(::cudasim::detail::kernel_pointer(cudasim_how, __VA_ARGS__)) { \
+        return ::cudasim::detail::kernel_pointer(cudasim_how, __VA_ARGS__);               \
+      })

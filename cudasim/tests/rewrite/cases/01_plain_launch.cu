@@ -1,4 +1,4 @@
-// Plain launches: the kernel name is copied into the string, nothing before <<< changes.
+// Plain launches: the kernel's name moves into the launch and is copied into its string.
 #include <cuda_runtime.h>
 
 __global__ void vector_add(const float* a, const float* b, float* c, int n) {

@@ -14,14 +14,14 @@ template <int N> __global__ void int_kernel() {}
 
 template <typename T, int BLOCK>
 void run(const T* in, T* out, int n) {
-    reduce<T, BLOCK>* ::cudasim::launch_inline("reduce<T, BLOCK>", CUDASIM_INLINE_KERNEL(reduce<T, BLOCK>), n / BLOCK, BLOCK, BLOCK * sizeof(T))(in, out, n);
-    reduce<float, 256>* ::cudasim::launch_inline("reduce<float, 256>", CUDASIM_INLINE_KERNEL(reduce<float, 256>), 1, 256)(nullptr, nullptr, 0);
-    reduce< T ,   BLOCK >* ::cudasim::launch_inline("reduce< T , BLOCK >", CUDASIM_INLINE_KERNEL(reduce< T , BLOCK >), 1, BLOCK)(in, out, n);
-    flag_kernel<(BLOCK > 128)>* ::cudasim::launch_inline("flag_kernel<(BLOCK > 128)>", CUDASIM_INLINE_KERNEL(flag_kernel<(BLOCK > 128)>), 1, 1)();
-    flag_kernel<sizeof(T) >= 4>* ::cudasim::launch_inline("flag_kernel<sizeof(T) >= 4>", CUDASIM_INLINE_KERNEL(flag_kernel<sizeof(T) >= 4>), 1, 1)();
-    char_kernel<'"'>* ::cudasim::launch_inline("char_kernel<'\"'>", CUDASIM_INLINE_KERNEL(char_kernel<'"'>), 1, 1)();
-    char_kernel<'\\'>* ::cudasim::launch_inline("char_kernel<'\\\\'>", CUDASIM_INLINE_KERNEL(char_kernel<'\\'>), 1, 1)();
-    int_kernel<1 << 4>* ::cudasim::launch_inline("int_kernel<1 << 4>", CUDASIM_INLINE_KERNEL(int_kernel<1 << 4>), 1, 1)();
-    int_kernel<(BLOCK >> 1)>* ::cudasim::launch_inline("int_kernel<(BLOCK >> 1)>", CUDASIM_INLINE_KERNEL(int_kernel<(BLOCK >> 1)>), 1, 1)();
-    nested_kernel<Pair<Pair<int>>>* ::cudasim::launch_inline("nested_kernel<Pair<Pair<int>>>", CUDASIM_INLINE_KERNEL(nested_kernel<Pair<Pair<int>>>), 1, 1)(Pair<Pair<int>>{});
+    ::cudasim::launch_inline("reduce<T, BLOCK>", CUDASIM_INLINE_KERNEL(reduce<T, BLOCK>), n / BLOCK, BLOCK, BLOCK * sizeof(T))(in, out, n);
+    ::cudasim::launch_inline("reduce<float, 256>", CUDASIM_INLINE_KERNEL(reduce<float, 256>), 1, 256)(nullptr, nullptr, 0);
+    ::cudasim::launch_inline("reduce< T , BLOCK >", CUDASIM_INLINE_KERNEL(reduce< T ,   BLOCK >), 1, BLOCK)(in, out, n);
+    ::cudasim::launch_inline("flag_kernel<(BLOCK > 128)>", CUDASIM_INLINE_KERNEL(flag_kernel<(BLOCK > 128)>), 1, 1)();
+    ::cudasim::launch_inline("flag_kernel<sizeof(T) >= 4>", CUDASIM_INLINE_KERNEL(flag_kernel<sizeof(T) >= 4>), 1, 1)();
+    ::cudasim::launch_inline("char_kernel<'\"'>", CUDASIM_INLINE_KERNEL(char_kernel<'"'>), 1, 1)();
+    ::cudasim::launch_inline("char_kernel<'\\\\'>", CUDASIM_INLINE_KERNEL(char_kernel<'\\'>), 1, 1)();
+    ::cudasim::launch_inline("int_kernel<1 << 4>", CUDASIM_INLINE_KERNEL(int_kernel<1 << 4>), 1, 1)();
+    ::cudasim::launch_inline("int_kernel<(BLOCK >> 1)>", CUDASIM_INLINE_KERNEL(int_kernel<(BLOCK >> 1)>), 1, 1)();
+    ::cudasim::launch_inline("nested_kernel<Pair<Pair<int>>>", CUDASIM_INLINE_KERNEL(nested_kernel<Pair<Pair<int>>>), 1, 1)(Pair<Pair<int>>{});
 }

@@ -12,10 +12,10 @@ struct Holder {
 
 template <typename H>
 void run(float* x, int n, unsigned smem, cudaStream_t stream) {
-    ns::k<float, 4>* ::cudasim::launch_inline("ns::k<float, 4>", CUDASIM_INLINE_KERNEL(ns::k<float, 4>), dim3(n / 256 + 1), 256, smem, stream)(x);
-    ns::inner::tiled_matmul* ::cudasim::launch_inline("ns::inner::tiled_matmul", CUDASIM_INLINE_KERNEL(ns::inner::tiled_matmul), 1, 1)();
-    ::global_kernel* ::cudasim::launch_inline("::global_kernel", CUDASIM_INLINE_KERNEL(::global_kernel), 1, 1)();
-    ::ns :: inner ::tiled_matmul* ::cudasim::launch_inline("::ns :: inner ::tiled_matmul", CUDASIM_INLINE_KERNEL(::ns :: inner ::tiled_matmul), 1, 1)();
-    H::template member_kernel<int>* ::cudasim::launch_inline("H::template member_kernel<int>", CUDASIM_INLINE_KERNEL(H::template member_kernel<int>), 1, 1)();
-    int value = n > 0 ? 1 : (::ns::k<float, 4>* ::cudasim::launch_inline("::ns::k<float, 4>", CUDASIM_INLINE_KERNEL(::ns::k<float, 4>), 1, 1)(x), 0);
+    ::cudasim::launch_inline("ns::k<float, 4>", CUDASIM_INLINE_KERNEL(ns::k<float, 4>), dim3(n / 256 + 1), 256, smem, stream)(x);
+    ::cudasim::launch_inline("ns::inner::tiled_matmul", CUDASIM_INLINE_KERNEL(ns::inner::tiled_matmul), 1, 1)();
+    ::cudasim::launch_inline("::global_kernel", CUDASIM_INLINE_KERNEL(::global_kernel), 1, 1)();
+    ::cudasim::launch_inline("::ns :: inner ::tiled_matmul", CUDASIM_INLINE_KERNEL(::ns :: inner ::tiled_matmul), 1, 1)();
+    ::cudasim::launch_inline("H::template member_kernel<int>", CUDASIM_INLINE_KERNEL(H::template member_kernel<int>), 1, 1)();
+    int value = n > 0 ? 1 : (::cudasim::launch_inline("::ns::k<float, 4>", CUDASIM_INLINE_KERNEL(::ns::k<float, 4>), 1, 1)(x), 0);
 }

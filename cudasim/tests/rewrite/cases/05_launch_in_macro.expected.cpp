@@ -1,12 +1,12 @@
 #line 1 "@INPUT@"
 // Preprocessor lines are code: launches inside #define bodies are rewritten too.
-#define LAUNCH_1D(kernel, n, ...) kernel* ::cudasim::launch_inline("kernel", CUDASIM_INLINE_KERNEL(kernel), ((n) + 255) / 256, 256)(__VA_ARGS__)
+#define LAUNCH_1D(kernel, n, ...) ::cudasim::launch_inline("kernel", CUDASIM_INLINE_KERNEL(kernel), ((n) + 255) / 256, 256)(__VA_ARGS__)
 #define LAUNCH_CHECKED(kernel, grid, block, ...)      \
     do {                                             \
-        kernel* ::cudasim::launch_inline("kernel", CUDASIM_INLINE_KERNEL(kernel), grid, block)(__VA_ARGS__);        \
+        ::cudasim::launch_inline("kernel", CUDASIM_INLINE_KERNEL(kernel), grid, block)(__VA_ARGS__);        \
         CUDA_CHECK(cudaGetLastError());              \
     } while (0)
-#define SPLIT_LAUNCH(kernel) kernel* ::cudasim::launch_inline("kernel", CUDASIM_INLINE_KERNEL(kernel), 1, \
+#define SPLIT_LAUNCH(kernel) ::cudasim::launch_inline("kernel", CUDASIM_INLINE_KERNEL(kernel), 1, \
                                      1)()
 #include "not<<<a_launch>>>.h"
 

@@ -20,6 +20,6 @@ static __shared__ int also_inside;)cuda";
     const char* utf8 = u8"<<<";
     char open = '<', quote = '"', apostrophe = '\'', backslash = '\\';
     wchar_t wide_char = L'<';
-    k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(">>>");
-    k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, /* >>> */ 1)("/* not a comment */ // nor this");
+    ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(">>>");
+    ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, /* >>> */ 1)("/* not a comment */ // nor this");
 }

@@ -9,9 +9,9 @@ __global__ void uses() {
 }
 
 void run(int x) {
-    k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1,
+    ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1,
         1)(x);
 }
-#define M(x) k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(x); \
-    k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 2, \
+#define M(x) ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(x); \
+    ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 2, \
         2)(x)

@@ -1,4 +1,4 @@
 ﻿#line 1 "@INPUT@"
 // A UTF-8 byte order mark stays first, before the #line directive.
 __global__ void k() {}
-void run() { k* ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(); }
+void run() { ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(); }

@@ -61,4 +61,4 @@ __global__ void subscripts(int* p, int (*table)[4]) {
     p[0] = s[p[2]][0];
 }
 
-void host() { tiled<16>* ::cudasim::launch_inline("tiled<16>", CUDASIM_INLINE_KERNEL(tiled<16>), 1, 16, 64)(nullptr, nullptr, 16); }
+void host() { ::cudasim::launch_inline("tiled<16>", CUDASIM_INLINE_KERNEL(tiled<16>), 1, 16, 64)(nullptr, nullptr, 16); }
