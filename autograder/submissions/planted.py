@@ -58,13 +58,13 @@ CASES = {
                                          '#include "%s"\n#if 0\n' % SOLUTION_FILE_FROM_SUBMISSION),
                                         ("// launcher\n", "// launcher\n#endif\n")]},
                          "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden include"}},
-    # The solution reached through another file of the submission: saxpy's file includes it (by
-    # its absolute path, so that it resolves in the grader's private copy too), and vector_add's
-    # file includes saxpy's. The simulator compiles rewritten copies of such headers, so only the
+    # The solution reached through another file of the submission: saxpy's file includes it
+    # (the relative path resolves from the course's include folders), and vector_add's file
+    # includes saxpy's. The simulator compiles rewritten copies of such headers, so only the
     # rewrite's own dependency record names the solution.
     "include_solution_through_another_file": {
         "base": "exercises",
-        "patch": {SX: [("#include \"saxpy.hpp\"\n", '#include "saxpy.hpp"\n#include "@SOLUTIONS@/%s"\n' % VA)],
+        "patch": {SX: [("#include \"saxpy.hpp\"\n", '#include "saxpy.hpp"\n#include "%s"\n' % SOLUTION_FILE_FROM_SUBMISSION)],
                   VA: [("#include \"vector_add.hpp\"\n", '#include "02_saxpy.cu"\n#if 0\n'),
                        ("// launcher\n", "// launcher\n#endif\n")]},
         "expect": {"vector_add": "zero", "saxpy": "zero"},
@@ -90,7 +90,7 @@ def make_case(root: str, name: str, dest: str) -> str:
             if text.count(old) != 1:
                 raise ValueError("planted case %s: %r occurs %d times in %s (the base file changed; update "
                                  "autograder/submissions/planted.py)" % (name, old, text.count(old), rel))
-            text = text.replace(old, new.replace("@SOLUTIONS@", os.path.join(root, "solutions")))
+            text = text.replace(old, new)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return out
