@@ -30,6 +30,35 @@ std::size_t page_size() {
   return size;
 }
 
+/// What fresh memory (cudaMalloc, cudaMallocManaged, cudaMallocHost) holds. A GPU does not
+/// zero it, so neither does the simulator by default: every 32-bit word is 0x7fffffff, which
+/// reads as NaN (float, double, half, bf16) or as INT_MAX, so a kernel that reads memory nobody
+/// wrote gives an obviously wrong answer instead of a lucky zero. CUDASIM_FRESH_MEMORY=zero
+/// fills with zeros instead (to tell whether a wrong answer comes from such a read).
+bool fresh_memory_zeroed() {
+  static const bool zero = [] {
+    const char* env = std::getenv("CUDASIM_FRESH_MEMORY");
+    if (env == nullptr || std::strcmp(env, "pattern") == 0) return false;
+    if (std::strcmp(env, "zero") == 0) return true;
+    report("CUDASIM_FRESH_MEMORY=%s is neither 'pattern' nor 'zero'; using pattern", env);
+    return false;
+  }();
+  return zero;
+}
+
+constexpr std::uint32_t kFreshPattern = 0x7fffffffu;
+
+/// Fills `bytes` of fresh memory starting at the page-aligned `p` (whole pages: `bytes` is a
+/// multiple of 4).
+void fill_fresh(void* p, std::size_t bytes) {
+  if (fresh_memory_zeroed()) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  auto* words = static_cast<std::uint32_t*>(p);
+  std::fill(words, words + bytes / sizeof(std::uint32_t), kFreshPattern);
+}
+
 struct Allocation {
   std::size_t size;
   std::size_t mapped;  // bytes made accessible (size rounded up to pages)
@@ -75,6 +104,8 @@ class Arena {
     }
     if (p + footprint > end_) return nullptr;
     if (mprotect(p, mapped, PROT_READ | PROT_WRITE) != 0) return nullptr;
+    // The pages are fresh (zero) after a free's MADV_DONTNEED; a GPU's are not.
+    if (!fresh_memory_zeroed()) fill_fresh(p, mapped);
     next_ = p + footprint;
     live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line, current_device()};
     used_ += mapped;
@@ -331,8 +362,10 @@ cudaError_t cudaMallocHost(void** ptr, size_t size) { return cudaHostAlloc(ptr, 
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned) {
   if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
   const std::size_t page = page_size();
-  void* p = std::aligned_alloc(page, (std::max<std::size_t>(size, 1) + page - 1) / page * page);
+  const std::size_t bytes = (std::max<std::size_t>(size, 1) + page - 1) / page * page;
+  void* p = std::aligned_alloc(page, bytes);
   if (p == nullptr) return record_error(cudaErrorMemoryAllocation);
+  fill_fresh(p, bytes);  // page-locked memory is not defined to be zero either
   std::lock_guard<std::mutex> lock(pinned_mutex);
   pinned[reinterpret_cast<std::uintptr_t>(p)] = size;
   *ptr = p;
