@@ -163,14 +163,15 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   return cudaSuccess;
 }
 
+// Both act on the calling thread's current device only, as in CUDA.
 cudaError_t cudaDeviceSynchronize() {
-  synchronize_all_streams();
+  synchronize_device_streams(this_thread_device);
   return record_error(sticky_error());
 }
 
 cudaError_t cudaDeviceReset() {
-  synchronize_all_streams();
-  free_all_device_memory();
+  synchronize_device_streams(this_thread_device);
+  free_device_memory(this_thread_device);
   clear_sticky_error();
   return cudaSuccess;
 }

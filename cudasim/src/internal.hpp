@@ -57,7 +57,8 @@ struct AllocationInfo {
 bool is_device_pointer(const void* pointer);
 /// The live allocation that contains `pointer`, or the nearest one, for diagnostics.
 bool describe_device_address(const void* pointer, std::string& description);
-void free_all_device_memory();
+/// Frees every allocation of `device` (cudaDeviceReset).
+void free_device_memory(int device);
 /// The live allocation containing [pointer, pointer + bytes), if any (for memcheck).
 bool find_live_allocation(const void* pointer, AllocationInfo& info);
 /// The live allocation that starts at or before `pointer` (or after it, when none does).
@@ -162,5 +163,7 @@ cudaError_t run_synchronously(cudaStream_t stream, std::function<void()> work);
 /// Runs every block of a launch on the worker pool; returns when all have finished.
 void run_grid(const std::shared_ptr<LaunchState>& launch);
 void synchronize_all_streams();
+/// Waits for the work queued so far on one device's streams (cudaDeviceSynchronize).
+void synchronize_device_streams(int device);
 
 }  // namespace cudasim::detail

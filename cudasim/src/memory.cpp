@@ -122,9 +122,13 @@ class Arena {
     return true;
   }
 
-  void free_all() {
+  void free_device(int device) {
     std::lock_guard<std::mutex> lock(mutex_);
-    while (!live_.empty()) release(live_.begin());
+    for (auto it = live_.begin(); it != live_.end();) {
+      auto next = std::next(it);
+      if (it->second.device == device) release(it);
+      it = next;
+    }
   }
 
   bool find(const void* p, AllocationInfo& info, bool nearest) const {
@@ -291,7 +295,7 @@ bool describe_device_address(const void* pointer, std::string& description) {
   return true;
 }
 
-void free_all_device_memory() { arena().free_all(); }
+void free_device_memory(int device) { arena().free_device(device); }
 
 bool find_live_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, false); }
 
@@ -306,6 +310,17 @@ bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
 int device_of(const void* pointer) { return is_device_pointer(pointer) ? arena().device_of(pointer) : -1; }
 
 namespace {
+/// A synchronous copy runs on the current device's legacy stream; one that touches another
+/// device's memory is also ordered after the work queued on that device, as cudaMemcpyPeer
+/// is serialised with the work of both devices.
+void wait_for_other_devices(const void* dst, const void* src) {
+  const int here = current_device();
+  for (const void* p : {dst, src}) {
+    const int device = device_of(p);
+    if (device >= 0 && device != here) synchronize_device_streams(device);
+  }
+}
+
 /// Records a copy for the statistics: its direction and whether its host side is pinned.
 void record_copy(const void* dst, const void* src, std::size_t bytes);
 
@@ -347,8 +362,10 @@ cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* fil
 
 cudaError_t cudaFree(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
-  // Freeing waits for work that may still use the buffer, as cudaFree synchronises.
-  synchronize_all_streams();
+  // Freeing waits for work that may still use the buffer, as cudaFree synchronises (the
+  // buffer's device; every device for a pointer that is not a live allocation).
+  const int device = device_of(ptr);
+  if (device >= 0) synchronize_device_streams(device); else synchronize_all_streams();
   if (!arena().free(ptr)) {
     report("cudaFree(%p): not the start of a live cudaMalloc allocation (double free, or a host "
            "pointer?)", ptr);
@@ -443,6 +460,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   const cudaError_t valid = check_copy(dst, src, count, kind, "cudaMemcpy");
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  wait_for_other_devices(dst, src);
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
   record_copy(dst, src, count);
   run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); });
@@ -459,6 +477,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   cudaError_t valid = check_copy(dst, src, std::min(dst_span, src_span), kind, "cudaMemcpy2D");
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  wait_for_other_devices(dst, src);
   record_copy(dst, src, width * height);
   run_synchronously(nullptr, [=] {
     copy_across_link(dst, src, width * height, [=] {

@@ -4,10 +4,12 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <vector>
 
 namespace {
@@ -81,5 +83,85 @@ TEST(FreshMemory, PinnedHostMemoryIsNotZeroEither) {
   ASSERT_EQ(cudaFreeHost(pinned), cudaSuccess);
 }
 #endif  // CUDASIM
+
+/// Several devices: each has its own default stream, and device-wide calls act on one device.
+class Devices : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(cudaGetDeviceCount(&devices_), cudaSuccess);
+    if (devices_ < 2) GTEST_SKIP() << "needs two devices";
+  }
+  void TearDown() override { EXPECT_EQ(cudaSetDevice(0), cudaSuccess); }
+  int devices_ = 0;
+};
+
+/// Spins until the host sets *flag (page-locked, mapped memory the kernel reads directly).
+__global__ void wait_for_host(const volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+
+/// Keeps device 0's default stream busy with a kernel until the host releases it, runs `on_1`
+/// on device 1 in another host thread meanwhile, and returns whether it finished before the
+/// release (within seconds) instead of waiting for device 0.
+template <class Work>
+bool finishes_while_device_0_is_busy(Work on_1) {
+  int* flag = nullptr;
+  if (cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped) != cudaSuccess) return false;
+  *flag = 0;
+  cudaSetDevice(0);
+  wait_for_host<<<1, 1>>>(flag);
+  auto result = std::async(std::launch::async, [&] {
+    cudaSetDevice(1);
+    return on_1();
+  });
+  const bool finished = result.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  *flag = 1;  // release device 0 whatever happened
+  cudaSetDevice(0);
+  const bool device_0_ok = cudaDeviceSynchronize() == cudaSuccess;
+  const bool on_1_ok = result.get();
+  cudaFreeHost(flag);
+  return finished && device_0_ok && on_1_ok;
+}
+
+TEST_F(Devices, CudaDeviceSynchronizeWaitsForTheCurrentDeviceOnly) {
+  EXPECT_TRUE(finishes_while_device_0_is_busy([] { return cudaDeviceSynchronize() == cudaSuccess; }));
+}
+
+TEST_F(Devices, EachDeviceHasItsOwnDefaultStream) {
+  EXPECT_TRUE(finishes_while_device_0_is_busy([] {
+    int* d = nullptr;
+    int value = 42, back = 0;
+    bool ok = cudaMalloc(&d, sizeof(int)) == cudaSuccess;
+    // cudaMemcpy and cudaStreamSynchronize(0) use device 1's legacy default stream.
+    ok = ok && cudaMemcpy(d, &value, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess;
+    ok = ok && cudaStreamSynchronize(0) == cudaSuccess;
+    ok = ok && cudaMemcpy(&back, d, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+    ok = ok && cudaFree(d) == cudaSuccess;
+    return ok && back == 42;
+  }));
+}
+
+TEST_F(Devices, CudaDeviceResetFreesTheCurrentDevicesMemoryOnly) {
+  int* on0 = nullptr;
+  int* on1 = nullptr;
+  const int value = 7;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on0, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(on0, &value, sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on1, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  int back = 0;
+  ASSERT_EQ(cudaMemcpy(&back, on0, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, 7);
+#ifdef CUDASIM
+  // Device 1's buffer is gone: copying from it is refused.
+  EXPECT_EQ(cudaMemcpy(&back, on1, sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+#endif
+  ASSERT_EQ(cudaFree(on0), cudaSuccess);
+}
 
 }  // namespace
