@@ -31,6 +31,8 @@ const cudaDeviceProp& device_properties();
 /// current one (cudaSetDevice).
 int device_count();
 int current_device();
+/// Whether kernels on `device` may access `peer`'s memory (cudaDeviceEnablePeerAccess).
+bool peer_access_enabled(int device, int peer);
 constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
 /// Size of each worker's dynamic shared memory buffer: the H100's opt-in maximum, rounded up.
 constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;
@@ -52,6 +54,7 @@ struct AllocationInfo {
   std::size_t size = 0;
   const char* file = nullptr;
   unsigned line = 0;
+  int device = -1;  // the device it belongs to
 };
 /// True when `pointer` lies inside a live cudaMalloc allocation.
 bool is_device_pointer(const void* pointer);
@@ -77,6 +80,8 @@ int device_of(const void* pointer);
 /// queued behind the copies already on the same engine; counts peer bytes per pair.
 void copy_across_link(void* dst, const void* src, std::size_t bytes, const std::function<void()>& copy);
 void reset_link_stats();
+/// Counts bytes a kernel on one device loaded from or stored to another's memory.
+void count_peer_access(int source, int destination, std::uint64_t bytes);
 
 // ---- launches (launch.cpp / block_scheduler.cpp) ------------------------------------------------
 /// Everything a running grid needs; shared by the workers that run its blocks.
@@ -89,6 +94,7 @@ struct TrafficCounters {
 
 struct LaunchState {
   LaunchConfig config;
+  int device = 0;  // current when the kernel was launched
   std::shared_ptr<const KernelInstance> kernel;
   std::atomic<bool> failed{false};
   TrafficCounters traffic;

@@ -138,12 +138,12 @@ class Arena {
     if (it != live_.begin()) {
       auto before = std::prev(it);
       if (address < before->first + before->second.size || nearest) {
-        info = {before->first, before->second.size, before->second.file, before->second.line};
+        info = {before->first, before->second.size, before->second.file, before->second.line, before->second.device};
         return address < before->first + before->second.size || nearest;
       }
     }
     if (nearest && it != live_.end()) {
-      info = {it->first, it->second.size, it->second.file, it->second.line};
+      info = {it->first, it->second.size, it->second.file, it->second.line, it->second.device};
       return true;
     }
     return false;
@@ -188,7 +188,7 @@ class Arena {
     used_ -= it->second.mapped;
     // Remember recent frees so that a later access can be named as a use after free.
     if (freed_.size() == kFreedRemembered) freed_.erase(freed_.begin());
-    freed_.push_back({it->first, it->second.size, it->second.file, it->second.line});
+    freed_.push_back({it->first, it->second.size, it->second.file, it->second.line, it->second.device});
     live_.erase(it);
   }
 

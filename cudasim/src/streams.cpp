@@ -460,9 +460,10 @@ void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInsta
   count_kernel_launch_call();
   // The launch's state is made when it runs, so that a launch recorded into a graph starts
   // fresh (counters, fault flag) each time the graph is replayed.
-  const cudaError_t queued = enqueue(config.stream, [config, kernel = std::move(kernel)] {
+  const cudaError_t queued = enqueue(config.stream, [config, kernel = std::move(kernel), device = current_device()] {
     auto launch = std::make_shared<LaunchState>();
     launch->config = config;
+    launch->device = device;
     launch->kernel = kernel;
     run_grid(launch);
   });

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <string>
 #include <vector>
 
 namespace {
@@ -163,5 +164,78 @@ TEST_F(Devices, CudaDeviceResetFreesTheCurrentDevicesMemoryOnly) {
 #endif
   ASSERT_EQ(cudaFree(on0), cudaSuccess);
 }
+
+/// Adds every element of `in` to `out` (one thread per element).
+__global__ void add_into(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] += in[i];
+}
+
+TEST_F(Devices, PeerAccessCanBeEnabledOnceAndDisabledOnce) {
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+  EXPECT_EQ(cudaDeviceEnablePeerAccess(1, 0), cudaErrorPeerAccessAlreadyEnabled);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorPeerAccessAlreadyEnabled);
+  ASSERT_EQ(cudaDeviceDisablePeerAccess(1), cudaSuccess);
+  EXPECT_EQ(cudaDeviceDisablePeerAccess(1), cudaErrorPeerAccessNotEnabled);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorPeerAccessNotEnabled);
+}
+
+TEST_F(Devices, AKernelReadsAnotherDevicesMemoryWithPeerAccessEnabled) {
+  const int n = 1000;
+  std::vector<float> ones(n, 1.0f), twos(n, 2.0f), back(n);
+  float *on0 = nullptr, *on1 = nullptr;
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on1, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(on1, twos.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(on0, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+#ifdef CUDASIM
+  cudasim::reset_stats();
+#endif
+  add_into<<<(n + 127) / 128, 128>>>(on1, on0, n);  // reads device 1's buffer from device 0
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(back.data(), on0, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back[0], 3.0f);
+  EXPECT_EQ(back[n - 1], 3.0f);
+#ifdef CUDASIM
+  // The reads crossed the link from device 1 to device 0: n floats, counted like a peer copy.
+  std::uint64_t from_1_to_0 = 0, other = 0;
+  for (const cudasim::LinkTraffic& t : cudasim::link_stats())
+    (t.source == 1 && t.destination == 0 ? from_1_to_0 : other) += t.bytes;
+  EXPECT_EQ(from_1_to_0, n * sizeof(float));
+  EXPECT_EQ(other, 0u);
+#endif
+  ASSERT_EQ(cudaDeviceDisablePeerAccess(1), cudaSuccess);
+  ASSERT_EQ(cudaFree(on0), cudaSuccess);
+  ASSERT_EQ(cudaFree(on1), cudaSuccess);
+}
+
+#ifdef CUDASIM
+TEST_F(Devices, AKernelTouchingAnotherDevicesMemoryWithoutPeerAccessFails) {
+  if (!cudasim::stats_available()) GTEST_SKIP() << "needs the instrumentation";
+  const int n = 256;
+  float *on0 = nullptr, *on1 = nullptr;
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);  // device 0 has no peer access to device 1 here
+  ASSERT_EQ(cudaMalloc(&on1, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(on1, 0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(on0, 0, n * sizeof(float)), cudaSuccess);
+  testing::internal::CaptureStderr();
+  add_into<<<1, 128>>>(on1, on0, n);  // one block, so that thread (0,0,0) faults first
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const std::string report = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(synced, cudaErrorIllegalAddress) << report;
+  for (const char* needle : {"add_into", "block (0,0,0), thread (0,0,0)", "memory of device 1",
+                             "no peer access", "cudaDeviceEnablePeerAccess(1, 0)"})
+    EXPECT_NE(report.find(needle), std::string::npos) << "expected \"" << needle << "\" in:\n" << report;
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);  // clears the sticky error (and device 0's memory)
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  EXPECT_EQ(cudaFree(on1), cudaSuccess);
+}
+#endif  // CUDASIM
 
 }  // namespace
