@@ -326,6 +326,14 @@ bool racecheck_enabled() {
   return on;
 }
 
+bool barrier_check_enabled() {
+  static const bool on = [] {
+    const std::string s = check_setting();
+    return s.find("barrier") != std::string::npos || s.find("all") != std::string::npos;
+  }();
+  return on;
+}
+
 bool shuffle_enabled() {
   static const bool on = [] {
     const std::string s = check_setting();

@@ -118,6 +118,8 @@ void instrumentation_barrier_released();
 bool racecheck_enabled();
 bool instrumentation_present();
 bool shuffle_enabled();
+/// A __syncthreads that part of a block never reaches is reported (CUDASIM_CHECK=barrier).
+bool barrier_check_enabled();
 unsigned shuffle_seed();
 
 // ---- statistics (stats.cpp) --------------------------------------------------------------------
