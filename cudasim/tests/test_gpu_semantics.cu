@@ -165,6 +165,37 @@ TEST_F(Devices, CudaDeviceResetFreesTheCurrentDevicesMemoryOnly) {
   ASSERT_EQ(cudaFree(on0), cudaSuccess);
 }
 
+__global__ void store_value(int* out, int value) { *out = value; }
+
+TEST_F(Devices, APeerCopyWaitsForTheSourceDevicesEarlierWork) {
+  int* flag = nullptr;
+  int *on0 = nullptr, *on1 = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped), cudaSuccess);
+  *flag = 0;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on0, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on1, sizeof(int)), cudaSuccess);
+  wait_for_host<<<1, 1>>>(flag);  // device 1's default stream: held until released
+  store_value<<<1, 1>>>(on1, 42);
+  // From device 0, the peer copy must come after device 1's kernels, so it waits.
+  auto copy = std::async(std::launch::async, [&] {
+    cudaSetDevice(0);
+    return cudaMemcpyPeer(on0, 0, on1, 1, sizeof(int));
+  });
+  const bool waited = copy.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout;
+  *flag = 1;
+  EXPECT_EQ(copy.get(), cudaSuccess);
+  EXPECT_TRUE(waited) << "the copy did not wait for device 1's kernels";
+  int back = 0;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(&back, on0, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, 42);
+  ASSERT_EQ(cudaFree(on0), cudaSuccess);
+  ASSERT_EQ(cudaFree(on1), cudaSuccess);
+  ASSERT_EQ(cudaFreeHost(flag), cudaSuccess);
+}
+
 /// Adds every element of `in` to `out` (one thread per element).
 __global__ void add_into(const float* in, float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
