@@ -562,10 +562,47 @@ std::uint64_t lane_result(const WarpGroup& g, unsigned lane) {
   return 0;
 }
 
+/// Under CUDASIM_CHECK=barrier: every live thread waits at one barrier, but some threads of
+/// the block never arrived (they exited, or took a branch without it), which is undefined in
+/// CUDA. Reports the barrier and the missing threads and fails the block; returns false when
+/// the whole block arrived.
+bool report_partial_barrier(BlockRun& b) {
+  const unsigned threads = b.cursor.num_threads;
+  if (b.barrier_waiters.size() >= threads) return false;
+  std::vector<bool> arrived(threads, false);
+  for (unsigned t : b.barrier_waiters) arrived[t] = true;
+  const dim3& extent = b.cursor.block_dim;
+  constexpr unsigned kNamed = 8;  // threads named in the report; the rest are counted
+  std::string missing;
+  unsigned named = 0, first_missing = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    if (arrived[t]) continue;
+    if (named == 0) first_missing = t;
+    if (named < kNamed) missing += (named == 0 ? "" : ", ") + describe_thread(t, extent);
+    ++named;
+  }
+  if (named > kNamed) missing += format_string(" and %u more", named - kNamed);
+  const ThreadSlot& waiter = b.slots[b.barrier_waiters.front()];
+  threadIdx = index_of(first_missing, extent);
+  report_kernel_fault(
+      *b.launch, b.block_index, threadIdx, cudaErrorLaunchFailure,
+      format_string("partial barrier: %s() at %s:%u was reached by %zu of the block's %u threads; %s "
+                    "never arrived (they have exited, or took a branch without this barrier). Every "
+                    "thread of a block must reach the same __syncthreads: on a GPU this is undefined "
+                    "behaviour (it may hang, or release early)",
+                    waiter.what, waiter.file, waiter.line, b.barrier_waiters.size(), threads,
+                    missing.c_str()));
+  b.faulted = true;
+  return true;
+}
+
 /// Everything that can run has run and somebody still waits: either all live threads wait
 /// at one __syncthreads (release them), or the block is stuck (report it and fail the block).
 void resolve_waiting(BlockRun& b) {
   if (b.warp_waiters == 0 && !b.barrier_mixed) {
+    // Releasing when only the live threads arrived keeps programs running that a GPU might
+    // run too; the check reports it instead.
+    if (barrier_check_enabled() && report_partial_barrier(b)) return;
     // Every live thread waits at one __syncthreads: release them in arrival order.
     int count = 0;
     if (b.barrier_kind != BarrierKind::Plain)

@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "internal.hpp"
 
@@ -115,13 +118,30 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned) {
+namespace {
+/// (device, peer) pairs whose kernels on `device` may access `peer`'s memory.
+std::mutex peer_mutex;
+std::set<std::pair<int, int>> peer_access;
+}  // namespace
+
+bool cudasim::detail::peer_access_enabled(int device, int peer) {
+  std::lock_guard<std::mutex> lock(peer_mutex);
+  return peer_access.count({device, peer}) != 0;
+}
+
+// Enables access from the current device's kernels to `peer`'s memory (one direction only).
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
   if (peer < 0 || peer >= device_count() || peer == this_thread_device) return record_error(cudaErrorInvalidDevice);
+  if (flags != 0) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(peer_mutex);
+  if (!peer_access.insert({this_thread_device, peer}).second) return record_error(cudaErrorPeerAccessAlreadyEnabled);
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceDisablePeerAccess(int peer) {
   if (peer < 0 || peer >= device_count() || peer == this_thread_device) return record_error(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(peer_mutex);
+  if (peer_access.erase({this_thread_device, peer}) == 0) return record_error(cudaErrorPeerAccessNotEnabled);
   return cudaSuccess;
 }
 
@@ -163,14 +183,20 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   return cudaSuccess;
 }
 
+// Both act on the calling thread's current device only, as in CUDA.
 cudaError_t cudaDeviceSynchronize() {
-  synchronize_all_streams();
+  synchronize_device_streams(this_thread_device);
   return record_error(sticky_error());
 }
 
 cudaError_t cudaDeviceReset() {
-  synchronize_all_streams();
-  free_all_device_memory();
+  synchronize_device_streams(this_thread_device);
+  free_device_memory(this_thread_device);
+  {
+    std::lock_guard<std::mutex> lock(peer_mutex);  // the device's peer mappings go with its context
+    for (auto it = peer_access.begin(); it != peer_access.end();)
+      it = it->first == this_thread_device ? peer_access.erase(it) : std::next(it);
+  }
   clear_sticky_error();
   return cudaSuccess;
 }

@@ -98,17 +98,29 @@ struct AccessContext {
   // The allocations of recent global accesses: a kernel usually touches a few buffers, and a
   // hit here saves a locked lookup in the allocation table.
   static constexpr int kCachedAllocations = 8;
-  Range cached[kCachedAllocations];
+  struct CachedAllocation {
+    Range range;
+    int peer = -1;  // another device's allocation (peer access enabled), else -1
+  };
+  CachedAllocation cached[kCachedAllocations];
   int next_cached = 0;
+  // Bytes loaded from / stored to each other device's memory by this block.
+  static constexpr int kMaxDevices = 64;
+  std::uint64_t peer_loaded[kMaxDevices] = {}, peer_stored[kMaxDevices] = {};
+  bool peer_traffic = false;
 
-  bool in_cached_allocation(std::uintptr_t a, unsigned bytes) const {
-    for (const Range& r : cached)
-      if (a >= r.begin && a + bytes <= r.end) return true;
-    return false;
+  const CachedAllocation* cached_allocation(std::uintptr_t a, unsigned bytes) const {
+    for (const CachedAllocation& r : cached)
+      if (a >= r.range.begin && a + bytes <= r.range.end) return &r;
+    return nullptr;
   }
-  void remember(const AllocationInfo& info) {
-    cached[next_cached] = {info.begin, info.begin + info.size};
+  void remember(const AllocationInfo& info, int peer) {
+    cached[next_cached] = {{info.begin, info.begin + info.size}, peer};
     next_cached = (next_cached + 1) % kCachedAllocations;
+  }
+  void count_peer(int peer, unsigned bytes, bool store) {
+    (store ? peer_stored : peer_loaded)[peer] += bytes;
+    peer_traffic = true;
   }
   bool racecheck = false;
   std::unordered_map<std::uintptr_t, WordState> shared_words;
@@ -179,14 +191,27 @@ Space classify(AccessContext& c, std::uintptr_t a) {
   return Space::Illegal;
 }
 
-void check_global(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
-  if (c.in_cached_allocation(a, bytes)) return;
+/// Checks a global access outside the cached allocations; returns the other device whose
+/// memory it touches (peer access enabled), or -1 for the launch's own device.
+int check_global(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
+  if (const AccessContext::CachedAllocation* hit = c.cached_allocation(a, bytes)) return hit->peer;
   const void* p = reinterpret_cast<const void*>(a);
   const char* what = store ? "store" : "load";
   AllocationInfo info;
   if (find_live_allocation(p, info) && a + bytes <= info.begin + info.size) {
-    c.remember(info);
-    return;
+    const int here = c.launch->device;
+    const int peer = info.device >= 0 && info.device != here ? info.device : -1;
+    if (peer >= 0 && !peer_access_enabled(here, peer))
+      fault(cudaErrorIllegalAddress,
+            format_string("global %s of %u bytes at byte %zu of the %zu-byte allocation made at %s:%u, "
+                          "which is memory of device %d, but the kernel runs on device %d, which has "
+                          "no peer access to it (call cudaDeviceEnablePeerAccess(%d, 0) with device %d "
+                          "current first)",
+                          what, bytes, static_cast<std::size_t>(a - info.begin), info.size, info.file,
+                          info.line, peer, here, peer, here),
+            pc);
+    c.remember(info, peer);
+    return peer;
   }
   if (!(find_live_allocation(p, info) && a >= info.begin) && find_freed_allocation(p, info))
     fault(cudaErrorIllegalAddress,
@@ -261,7 +286,11 @@ inline void on_access(const void* address, unsigned bytes, bool store, const voi
       if (bytes > 1 && (a & (std::min(bytes & (~bytes + 1), 16u) - 1)) != 0)
         fault(cudaErrorMisalignedAddress,
               format_string("misaligned global %s of %u bytes at %p", store ? "store" : "load", bytes, address), pc);
-      if (c->arena.contains(a) && !c->in_cached_allocation(a, bytes)) check_global(*c, a, bytes, store, pc);
+      if (c->arena.contains(a)) {
+        const AccessContext::CachedAllocation* hit = c->cached_allocation(a, bytes);
+        const int peer = hit != nullptr ? hit->peer : check_global(*c, a, bytes, store, pc);
+        if (peer >= 0) c->count_peer(peer, bytes, store);
+      }
       (store ? c->traffic.global_store : c->traffic.global_load) += bytes;
       return;
     case Space::Shared:
@@ -293,6 +322,14 @@ bool racecheck_enabled() {
   static const bool on = [] {
     const std::string s = check_setting();
     return s.find("race") != std::string::npos || s.find("all") != std::string::npos;
+  }();
+  return on;
+}
+
+bool barrier_check_enabled() {
+  static const bool on = [] {
+    const std::string s = check_setting();
+    return s.find("barrier") != std::string::npos || s.find("all") != std::string::npos;
   }();
   return on;
 }
@@ -346,7 +383,7 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
   c.launch = &launch;
   c.traffic = {};
   // Allocations may have been freed since the last block: forget them.
-  for (Range& r : c.cached) r = {};
+  for (AccessContext::CachedAllocation& r : c.cached) r = {};
   const auto base = reinterpret_cast<std::uintptr_t>(cudasim::dynamic_shared_memory());
   c.dynamic_shared = {base, base + launch.config.dynamic_shared_bytes};
   c.dynamic_capacity = {base, base + kDynamicSharedCapacity};
@@ -381,6 +418,15 @@ void instrumentation_end_block(LaunchState& launch) {
   t.shared_store += c->traffic.shared_store;
   t.atomics += c->traffic.atomics;
   t.host_access += c->traffic.host_access;
+  if (c->peer_traffic) {
+    // Loads came from the peer to the launch's device, stores went the other way.
+    for (int peer = 0; peer < AccessContext::kMaxDevices; ++peer) {
+      if (c->peer_loaded[peer] != 0) count_peer_access(peer, launch.device, c->peer_loaded[peer]);
+      if (c->peer_stored[peer] != 0) count_peer_access(launch.device, peer, c->peer_stored[peer]);
+      c->peer_loaded[peer] = c->peer_stored[peer] = 0;
+    }
+    c->peer_traffic = false;
+  }
 }
 
 bool instrumentation_present() { return instrumented_code_present.load(std::memory_order_relaxed); }
@@ -394,7 +440,10 @@ void count_atomic(const void* address, unsigned bytes) {
     on_access(address, bytes, true, __builtin_return_address(0));  // reports the illegal address
     return;
   }
-  if (space == Space::Global && c->arena.contains(a)) check_global(*c, a, bytes, true, __builtin_return_address(0));
+  if (space == Space::Global && c->arena.contains(a)) {
+    const int peer = check_global(*c, a, bytes, true, __builtin_return_address(0));
+    if (peer >= 0) c->count_peer(peer, bytes, true);  // an atomic's bytes, counted as sent
+  }
   ++c->traffic.atomics;
 }
 

@@ -31,6 +31,8 @@ const cudaDeviceProp& device_properties();
 /// current one (cudaSetDevice).
 int device_count();
 int current_device();
+/// Whether kernels on `device` may access `peer`'s memory (cudaDeviceEnablePeerAccess).
+bool peer_access_enabled(int device, int peer);
 constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
 /// Size of each worker's dynamic shared memory buffer: the H100's opt-in maximum, rounded up.
 constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;
@@ -52,12 +54,14 @@ struct AllocationInfo {
   std::size_t size = 0;
   const char* file = nullptr;
   unsigned line = 0;
+  int device = -1;  // the device it belongs to
 };
 /// True when `pointer` lies inside a live cudaMalloc allocation.
 bool is_device_pointer(const void* pointer);
 /// The live allocation that contains `pointer`, or the nearest one, for diagnostics.
 bool describe_device_address(const void* pointer, std::string& description);
-void free_all_device_memory();
+/// Frees every allocation of `device` (cudaDeviceReset).
+void free_device_memory(int device);
 /// The live allocation containing [pointer, pointer + bytes), if any (for memcheck).
 bool find_live_allocation(const void* pointer, AllocationInfo& info);
 /// The live allocation that starts at or before `pointer` (or after it, when none does).
@@ -76,6 +80,8 @@ int device_of(const void* pointer);
 /// queued behind the copies already on the same engine; counts peer bytes per pair.
 void copy_across_link(void* dst, const void* src, std::size_t bytes, const std::function<void()>& copy);
 void reset_link_stats();
+/// Counts bytes a kernel on one device loaded from or stored to another's memory.
+void count_peer_access(int source, int destination, std::uint64_t bytes);
 
 // ---- launches (launch.cpp / block_scheduler.cpp) ------------------------------------------------
 /// Everything a running grid needs; shared by the workers that run its blocks.
@@ -88,6 +94,7 @@ struct TrafficCounters {
 
 struct LaunchState {
   LaunchConfig config;
+  int device = 0;  // current when the kernel was launched
   std::shared_ptr<const KernelInstance> kernel;
   std::atomic<bool> failed{false};
   TrafficCounters traffic;
@@ -111,6 +118,8 @@ void instrumentation_barrier_released();
 bool racecheck_enabled();
 bool instrumentation_present();
 bool shuffle_enabled();
+/// A __syncthreads that part of a block never reaches is reported (CUDASIM_CHECK=barrier).
+bool barrier_check_enabled();
 unsigned shuffle_seed();
 
 // ---- statistics (stats.cpp) --------------------------------------------------------------------
@@ -162,5 +171,7 @@ cudaError_t run_synchronously(cudaStream_t stream, std::function<void()> work);
 /// Runs every block of a launch on the worker pool; returns when all have finished.
 void run_grid(const std::shared_ptr<LaunchState>& launch);
 void synchronize_all_streams();
+/// Waits for the work queued so far on one device's streams (cudaDeviceSynchronize).
+void synchronize_device_streams(int device);
 
 }  // namespace cudasim::detail

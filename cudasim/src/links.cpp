@@ -134,6 +134,12 @@ void reset_link_stats() {
   l.traffic.clear();
 }
 
+void count_peer_access(int source, int destination, std::uint64_t bytes) {
+  Links& l = links();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.traffic[{source, destination}] += bytes;
+}
+
 void copy_across_link(void* dst, const void* src, std::size_t bytes, const std::function<void()>& copy) {
   const int dst_device = device_of(dst), src_device = device_of(src);
   Links& l = links();

@@ -30,6 +30,35 @@ std::size_t page_size() {
   return size;
 }
 
+/// What fresh memory (cudaMalloc, cudaMallocManaged, cudaMallocHost) holds. A GPU does not
+/// zero it, so neither does the simulator by default: every 32-bit word is 0x7fffffff, which
+/// reads as NaN (float, double, half, bf16) or as INT_MAX, so a kernel that reads memory nobody
+/// wrote gives an obviously wrong answer instead of a lucky zero. CUDASIM_FRESH_MEMORY=zero
+/// fills with zeros instead (to tell whether a wrong answer comes from such a read).
+bool fresh_memory_zeroed() {
+  static const bool zero = [] {
+    const char* env = std::getenv("CUDASIM_FRESH_MEMORY");
+    if (env == nullptr || std::strcmp(env, "pattern") == 0) return false;
+    if (std::strcmp(env, "zero") == 0) return true;
+    report("CUDASIM_FRESH_MEMORY=%s is neither 'pattern' nor 'zero'; using pattern", env);
+    return false;
+  }();
+  return zero;
+}
+
+constexpr std::uint32_t kFreshPattern = 0x7fffffffu;
+
+/// Fills `bytes` of fresh memory starting at the page-aligned `p` (whole pages: `bytes` is a
+/// multiple of 4).
+void fill_fresh(void* p, std::size_t bytes) {
+  if (fresh_memory_zeroed()) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  auto* words = static_cast<std::uint32_t*>(p);
+  std::fill(words, words + bytes / sizeof(std::uint32_t), kFreshPattern);
+}
+
 struct Allocation {
   std::size_t size;
   std::size_t mapped;  // bytes made accessible (size rounded up to pages)
@@ -75,6 +104,8 @@ class Arena {
     }
     if (p + footprint > end_) return nullptr;
     if (mprotect(p, mapped, PROT_READ | PROT_WRITE) != 0) return nullptr;
+    // The pages are fresh (zero) after a free's MADV_DONTNEED; a GPU's are not.
+    if (!fresh_memory_zeroed()) fill_fresh(p, mapped);
     next_ = p + footprint;
     live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line, current_device()};
     used_ += mapped;
@@ -91,9 +122,13 @@ class Arena {
     return true;
   }
 
-  void free_all() {
+  void free_device(int device) {
     std::lock_guard<std::mutex> lock(mutex_);
-    while (!live_.empty()) release(live_.begin());
+    for (auto it = live_.begin(); it != live_.end();) {
+      auto next = std::next(it);
+      if (it->second.device == device) release(it);
+      it = next;
+    }
   }
 
   bool find(const void* p, AllocationInfo& info, bool nearest) const {
@@ -103,12 +138,12 @@ class Arena {
     if (it != live_.begin()) {
       auto before = std::prev(it);
       if (address < before->first + before->second.size || nearest) {
-        info = {before->first, before->second.size, before->second.file, before->second.line};
+        info = {before->first, before->second.size, before->second.file, before->second.line, before->second.device};
         return address < before->first + before->second.size || nearest;
       }
     }
     if (nearest && it != live_.end()) {
-      info = {it->first, it->second.size, it->second.file, it->second.line};
+      info = {it->first, it->second.size, it->second.file, it->second.line, it->second.device};
       return true;
     }
     return false;
@@ -153,7 +188,7 @@ class Arena {
     used_ -= it->second.mapped;
     // Remember recent frees so that a later access can be named as a use after free.
     if (freed_.size() == kFreedRemembered) freed_.erase(freed_.begin());
-    freed_.push_back({it->first, it->second.size, it->second.file, it->second.line});
+    freed_.push_back({it->first, it->second.size, it->second.file, it->second.line, it->second.device});
     live_.erase(it);
   }
 
@@ -260,7 +295,7 @@ bool describe_device_address(const void* pointer, std::string& description) {
   return true;
 }
 
-void free_all_device_memory() { arena().free_all(); }
+void free_device_memory(int device) { arena().free_device(device); }
 
 bool find_live_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, false); }
 
@@ -275,6 +310,17 @@ bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
 int device_of(const void* pointer) { return is_device_pointer(pointer) ? arena().device_of(pointer) : -1; }
 
 namespace {
+/// A synchronous copy runs on the current device's legacy stream; one that touches another
+/// device's memory is also ordered after the work queued on that device, as cudaMemcpyPeer
+/// is serialised with the work of both devices.
+void wait_for_other_devices(const void* dst, const void* src) {
+  const int here = current_device();
+  for (const void* p : {dst, src}) {
+    const int device = device_of(p);
+    if (device >= 0 && device != here) synchronize_device_streams(device);
+  }
+}
+
 /// Records a copy for the statistics: its direction and whether its host side is pinned.
 void record_copy(const void* dst, const void* src, std::size_t bytes);
 
@@ -316,8 +362,10 @@ cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* fil
 
 cudaError_t cudaFree(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
-  // Freeing waits for work that may still use the buffer, as cudaFree synchronises.
-  synchronize_all_streams();
+  // Freeing waits for work that may still use the buffer, as cudaFree synchronises (the
+  // buffer's device; every device for a pointer that is not a live allocation).
+  const int device = device_of(ptr);
+  if (device >= 0) synchronize_device_streams(device); else synchronize_all_streams();
   if (!arena().free(ptr)) {
     report("cudaFree(%p): not the start of a live cudaMalloc allocation (double free, or a host "
            "pointer?)", ptr);
@@ -331,8 +379,10 @@ cudaError_t cudaMallocHost(void** ptr, size_t size) { return cudaHostAlloc(ptr, 
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned) {
   if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
   const std::size_t page = page_size();
-  void* p = std::aligned_alloc(page, (std::max<std::size_t>(size, 1) + page - 1) / page * page);
+  const std::size_t bytes = (std::max<std::size_t>(size, 1) + page - 1) / page * page;
+  void* p = std::aligned_alloc(page, bytes);
   if (p == nullptr) return record_error(cudaErrorMemoryAllocation);
+  fill_fresh(p, bytes);  // page-locked memory is not defined to be zero either
   std::lock_guard<std::mutex> lock(pinned_mutex);
   pinned[reinterpret_cast<std::uintptr_t>(p)] = size;
   *ptr = p;
@@ -410,6 +460,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   const cudaError_t valid = check_copy(dst, src, count, kind, "cudaMemcpy");
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  wait_for_other_devices(dst, src);
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
   record_copy(dst, src, count);
   run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); });
@@ -426,6 +477,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   cudaError_t valid = check_copy(dst, src, std::min(dst_span, src_span), kind, "cudaMemcpy2D");
   if (valid != cudaSuccess) return record_error(valid);
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  wait_for_other_devices(dst, src);
   record_copy(dst, src, width * height);
   run_synchronously(nullptr, [=] {
     copy_across_link(dst, src, width * height, [=] {

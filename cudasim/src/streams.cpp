@@ -44,9 +44,11 @@ struct Task {
 };
 
 struct Stream : CUstream_st {
-  explicit Stream(bool blocking_) : blocking(blocking_) {}
+  Stream(bool blocking_, int device_, bool legacy_) : blocking(blocking_), legacy(legacy_), device(device_) {}
 
-  const bool blocking;  // synchronises with the legacy default stream
+  const bool blocking;  // synchronises with its device's legacy default stream
+  const bool legacy;    // the legacy default stream of `device`
+  const int device;     // current when the stream was created
   // While stream capture is on, work is recorded into this graph instead of queued.
   std::shared_ptr<CapturedGraph> capture;
   std::mutex mutex;
@@ -87,18 +89,28 @@ struct Stream : CUstream_st {
   }
 };
 
-/// All streams, for the legacy stream's implicit synchronisation and cudaDeviceSynchronize.
+/// All streams, for the legacy streams' implicit synchronisation and cudaDeviceSynchronize.
+/// Each device has its own legacy default stream (started on first use), as on a GPU: work on
+/// device 1's stream 0 does not wait for device 0's.
 struct StreamRegistry {
   std::mutex mutex;
-  std::shared_ptr<Stream> legacy;
+  std::vector<std::shared_ptr<Stream>> legacy;  // per device; null until used
   std::map<const CUstream_st*, std::shared_ptr<Stream>> created;
 
   // The pool is created first so that it is destroyed last: streams still draining work at
   // exit run grids on it.
-  StreamRegistry() : legacy((pool(), start(std::make_shared<Stream>(true)))) {}
+  StreamRegistry() : legacy((pool(), static_cast<std::size_t>(device_count()))) {}
   ~StreamRegistry() {
-    stop(legacy);
+    for (auto& s : legacy)
+      if (s) stop(s);
     for (auto& entry : created) stop(entry.second);
+  }
+
+  /// The legacy default stream of `device`, started on first use (the caller holds `mutex`).
+  const std::shared_ptr<Stream>& legacy_of(int device) {
+    std::shared_ptr<Stream>& s = legacy[static_cast<std::size_t>(device)];
+    if (!s) s = start(std::make_shared<Stream>(true, device, true));
+    return s;
   }
 
   static std::shared_ptr<Stream> start(std::shared_ptr<Stream> s) {
@@ -117,7 +129,8 @@ struct StreamRegistry {
 
   /// Null for an unknown handle.
   std::shared_ptr<Stream> find(cudaStream_t handle) {
-    if (handle == nullptr || handle == cudaStreamLegacy || handle == cudaStreamPerThread) return legacy;
+    if (handle == nullptr || handle == cudaStreamLegacy || handle == cudaStreamPerThread)
+      return legacy_of(current_device());
     auto it = created.find(handle);
     return it == created.end() ? nullptr : it->second;
   }
@@ -132,16 +145,18 @@ StreamRegistry& streams() {
 /// against a consistent picture of all streams.
 std::uint64_t push_task(StreamRegistry& r, const std::shared_ptr<Stream>& s, std::function<void()> work) {
   Task task{std::move(work), {}};
-  if (s == r.legacy) {
+  if (s->legacy) {
     for (auto& entry : r.created) {
       const std::shared_ptr<Stream>& other = entry.second;
-      if (!other->blocking) continue;
+      if (!other->blocking || other->device != s->device) continue;
       std::lock_guard<std::mutex> lock(other->mutex);
       task.dependencies.push_back({other, other->enqueued});
     }
   } else if (s->blocking) {
-    std::lock_guard<std::mutex> lock(r.legacy->mutex);
-    task.dependencies.push_back({r.legacy, r.legacy->enqueued});
+    if (const std::shared_ptr<Stream>& legacy = r.legacy[static_cast<std::size_t>(s->device)]) {
+      std::lock_guard<std::mutex> lock(legacy->mutex);
+      task.dependencies.push_back({legacy, legacy->enqueued});
+    }
   }
   std::uint64_t ticket;
   {
@@ -378,20 +393,28 @@ void run_grid(const std::shared_ptr<LaunchState>& launch) {
   record_launch_stats(*launch);
 }
 
-void synchronize_all_streams() {
+namespace {
+/// Waits for the work queued so far on the streams of `device`, or of every device for -1.
+void synchronize_streams(int device) {
   StreamRegistry& r = streams();
   std::vector<Dependency> all;
   {
     std::lock_guard<std::mutex> lock(r.mutex);
     auto note = [&](const std::shared_ptr<Stream>& s) {
+      if (!s || (device >= 0 && s->device != device)) return;
       std::lock_guard<std::mutex> l(s->mutex);
       all.push_back({s, s->enqueued});
     };
-    note(r.legacy);
+    for (auto& s : r.legacy) note(s);
     for (auto& entry : r.created) note(entry.second);
   }
   for (const Dependency& d : all) d.stream->wait_for(d.ticket);
 }
+}  // namespace
+
+void synchronize_all_streams() { synchronize_streams(-1); }
+
+void synchronize_device_streams(int device) { synchronize_streams(device); }
 
 void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
                    const void* kernel_id) {
@@ -437,9 +460,10 @@ void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInsta
   count_kernel_launch_call();
   // The launch's state is made when it runs, so that a launch recorded into a graph starts
   // fresh (counters, fault flag) each time the graph is replayed.
-  const cudaError_t queued = enqueue(config.stream, [config, kernel = std::move(kernel)] {
+  const cudaError_t queued = enqueue(config.stream, [config, kernel = std::move(kernel), device = current_device()] {
     auto launch = std::make_shared<LaunchState>();
     launch->config = config;
+    launch->device = device;
     launch->kernel = kernel;
     run_grid(launch);
   });
@@ -469,7 +493,8 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWith
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
   if (stream == nullptr) return record_error(cudaErrorInvalidValue);
   StreamRegistry& r = streams();
-  auto s = StreamRegistry::start(std::make_shared<Stream>((flags & cudaStreamNonBlocking) == 0));
+  auto s = StreamRegistry::start(
+      std::make_shared<Stream>((flags & cudaStreamNonBlocking) == 0, current_device(), false));
   std::lock_guard<std::mutex> lock(r.mutex);
   r.created[s.get()] = s;
   *stream = s.get();

@@ -60,7 +60,7 @@ def build_parser() -> OneLineParser:
     _backend_option(run, argparse.SUPPRESS)
     run.add_argument("--stats", action="store_true", help="print memory-traffic statistics (simulator)")
     run.add_argument("--check", action="store_true",
-                     help="memcheck, racecheck and a shuffled thread order (simulator)")
+                     help="memcheck, racecheck, a shuffled thread order and partial barriers (simulator)")
     run.add_argument("file", metavar="FILE.cu")
     # The program's ARGS are split off before argparse runs (see _split_run_arguments); this
     # entry only documents them in --help.

@@ -16,6 +16,10 @@ from .untrusted import ForgedResults, GraderSecret, SignedResults, count_expecte
     read_signed_results
 
 PERF_FILTER = "CoursePerf.*"
+# Checks on in every correctness run on the simulator (ignored on a GPU): a __syncthreads
+# that part of a block never reaches is undefined behaviour that the simulator would
+# otherwise let pass.
+GRADED_CHECKS = {"CUDASIM_CHECK": "barrier"}
 
 
 @dataclass
@@ -92,7 +96,8 @@ def run_signed(executable: str, *, timeout: float, memory_bytes: Optional[int], 
 def run_graded_tests(executable: str, expected: List[str], *, timeout: float,
                      memory_bytes: Optional[int]) -> GradedRun:
     """The correctness run: every test except the performance cases."""
-    run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter="-" + PERF_FILTER)
+    run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter="-" + PERF_FILTER,
+                     env=GRADED_CHECKS)
     if run.signed is None or run.status != ERROR or run.reason:
         return run
     passed, total, missing = count_expected(run.signed, expected)

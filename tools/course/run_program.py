@@ -237,8 +237,8 @@ def compile_program(session: Session, file: str, instrumented: bool = False) -> 
 
 def run_program(session: Session, file: str, args: List[str], stats: bool, check: bool = False) -> int:
     """Compiles and runs the program in place of this process. ``stats`` prints the
-    simulator's per-kernel traffic table at exit; ``check`` turns on racecheck and a shuffled
-    thread order (memcheck is on whenever the program is instrumented)."""
+    simulator's per-kernel traffic table at exit; ``check`` turns on racecheck, a shuffled
+    thread order and the partial-barrier check (memcheck is on whenever the program is instrumented)."""
     if (stats or check) and session.backend != "sim":
         raise CourseError(GPU_TOOLS)
     exe = compile_program(session, file, instrumented=stats or check)
@@ -246,7 +246,7 @@ def run_program(session: Session, file: str, args: List[str], stats: bool, check
     if stats:
         env["CUDASIM_STATS"] = "1"
     if check:
-        env["CUDASIM_CHECK"] = "race,shuffle"
+        env["CUDASIM_CHECK"] = "race,shuffle,barrier"
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(exe, [exe] + list(args), env)

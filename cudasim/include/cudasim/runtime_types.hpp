@@ -108,6 +108,8 @@ enum cudaError {
   cudaErrorAssert = 710,
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
+  cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorLaunchFailure = 719,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
