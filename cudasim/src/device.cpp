@@ -192,3 +192,7 @@ long long clock64() {
 }
 
 void __nanosleep(unsigned) { sched_yield(); }
+
+namespace cudasim::detail {
+void trap(const char* what) { throw KernelTrap{what}; }
+}  // namespace cudasim::detail

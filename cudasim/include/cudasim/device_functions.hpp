@@ -139,6 +139,11 @@ struct KernelTrap {
   const char* what;
 };
 
+/// Ends the launch with a KernelTrap carrying `what` (a string with static storage). Out of
+/// line: the exception object lives in host memory, and a throw compiled into an instrumented
+/// kernel would store to it through the memory check.
+[[noreturn]] void trap(const char* what);
+
 /// Counts an atomic operation (instrumented builds) and checks its address like a store.
 void count_atomic(const void* address, unsigned bytes);
 
