@@ -168,18 +168,21 @@ inline __half __hfma_relu(__half a, __half b, __half c) {
   if (cudasim::detail::half_is_nan(r)) return cudasim::detail::bits_half(0x7FFF);
   return static_cast<float>(r) < 0.0f ? cudasim::detail::bits_half(0) : r;
 }
-/// The larger (smaller) of two halves; a NaN operand gives the other one (two NaNs: NaN).
+/// The larger (smaller) of two halves, +0 counting as larger than -0; a NaN operand gives the
+/// other one (two NaNs: the canonical NaN).
 inline __half __hmax(__half a, __half b) {
   using namespace cudasim::detail;
   if (half_is_nan(a)) return half_is_nan(b) ? bits_half(0x7FFF) : b;
   if (half_is_nan(b)) return a;
-  return static_cast<float>(a) >= static_cast<float>(b) ? a : b;
+  if (static_cast<float>(a) == static_cast<float>(b)) return (half_bits(a) & 0x8000) ? b : a;  // +0 > -0
+  return static_cast<float>(a) > static_cast<float>(b) ? a : b;
 }
 inline __half __hmin(__half a, __half b) {
   using namespace cudasim::detail;
   if (half_is_nan(a)) return half_is_nan(b) ? bits_half(0x7FFF) : b;
   if (half_is_nan(b)) return a;
-  return static_cast<float>(a) <= static_cast<float>(b) ? a : b;
+  if (static_cast<float>(a) == static_cast<float>(b)) return (half_bits(a) & 0x8000) ? a : b;  // -0 < +0
+  return static_cast<float>(a) < static_cast<float>(b) ? a : b;
 }
 
 inline __half2 __hadd2(__half2 a, __half2 b) { return __half2(__hadd(a.x, b.x), __hadd(a.y, b.y)); }

@@ -259,6 +259,38 @@ TEST(HalfShuffle, ShufflesMoveHalfAndHalf2Values) {
   EXPECT_EQ(cudaFree(d_broadcast), cudaSuccess);
 }
 
+/// __hmax/__hmin of (+0, -0), (NaN, 2), (NaN, NaN) and (1, 3), as bits.
+__global__ void half_max_min(unsigned short* out) {
+  const __half zero = __ushort_as_half(0x0000), minus_zero = __ushort_as_half(0x8000);
+  const __half nan = __ushort_as_half(0x7E00), two = __float2half(2.0f);
+  const __half one = __float2half(1.0f), three = __float2half(3.0f);
+  out[0] = __half_as_ushort(__hmax(minus_zero, zero));
+  out[1] = __half_as_ushort(__hmin(zero, minus_zero));
+  out[2] = __half_as_ushort(__hmax(nan, two));
+  out[3] = __half_as_ushort(__hmin(two, nan));
+  out[4] = __half_as_ushort(__hmax(one, three));
+  out[5] = __half_as_ushort(__hmin(one, three));
+  out[6] = __half_as_ushort(__hmax(nan, nan));
+}
+
+TEST(HalfArithmetic, MaxAndMinOrderZerosAndSkipNan) {
+  unsigned short* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 7 * sizeof(unsigned short)), cudaSuccess);
+  half_max_min<<<1, 1>>>(d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<unsigned short> h(7);
+  ASSERT_EQ(cudaMemcpy(h.data(), d, 7 * sizeof(unsigned short), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[0], 0x0000);  // +0 is the larger zero
+  EXPECT_EQ(h[1], 0x8000);
+  EXPECT_EQ(h[2], 0x4000);  // a NaN operand gives the other one
+  EXPECT_EQ(h[3], 0x4000);
+  EXPECT_EQ(h[4], 0x4200);
+  EXPECT_EQ(h[5], 0x3C00);
+  EXPECT_EQ(h[6] & 0x7C00, 0x7C00);  // two NaNs: NaN
+  EXPECT_NE(h[6] & 0x03FF, 0);
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
 /// bfloat162: conversions and lane-wise arithmetic; out gets 4 float2 per test.
 __global__ void bfloat162_arithmetic(float2* out) {
   const __nv_bfloat162 a = __floats2bfloat162_rn(3.0f, 1.0f + 1.0f / 256);  // the second is a tie
