@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cuda_runtime.h"
 #include "cudasim/narrow_float.hpp"
-#include "cudasim/runtime_types.hpp"
 
 /// A bfloat16 number: 1 sign bit, 8 exponent bits, 7 mantissa bits, stored in 16 bits.
 /// Trivially copyable (device buffers of it are plain memory); converts implicitly from and
@@ -169,3 +169,13 @@ inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162
 }
 inline __nv_bfloat162 __hneg2(__nv_bfloat162 a) { return {__hneg(a.x), __hneg(a.y)}; }
 inline __nv_bfloat162 __habs2(__nv_bfloat162 a) { return {__habs(a.x), __habs(a.y)}; }
+
+// A compare-and-swap loop on the 16 or 32 bits: the addition is rounded as __hadd/__hadd2 round.
+inline __nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {
+  CUDASIM_COUNT_ATOMIC(address);
+  return cudasim::detail::atomic_update(address, [value](__nv_bfloat162 old) { return __hadd2(old, value); });
+}
+inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
+  CUDASIM_COUNT_ATOMIC(address);
+  return cudasim::detail::atomic_update(address, [value](__nv_bfloat16 old) { return __hadd(old, value); });
+}

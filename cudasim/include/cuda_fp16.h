@@ -12,16 +12,16 @@
 /// As in CUDA, `__half` converts implicitly from and to float, and has its own operators, so
 /// mixing `__half` and `float` in one expression (`h * 2.0f`) is ambiguous: write
 /// `h * __float2half(2.0f)` or `__half2float(h) * 2.0f`. Not here: the rounding variants other
-/// than _rn (`__float2half_rz`, ...), conversions to and from integer types other than int,
-/// and atomicAdd on `__half`.
+/// than _rn (`__float2half_rz`, ...), conversions to and from integer types other than int.
+/// `atomicAdd` on `__half` and `__half2` is a compare-and-swap loop, rounded as `__hadd`.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "cuda_runtime.h"
 #include "cudasim/narrow_float.hpp"
-#include "cudasim/runtime_types.hpp"
 
 /// The bits of a half, for initialising one without a conversion.
 struct __half_raw {
@@ -313,3 +313,14 @@ CUDASIM_HALF_MATH(ceil, std::ceil(x))
 CUDASIM_HALF_MATH(trunc, std::trunc(x))
 CUDASIM_HALF_MATH(rint, std::nearbyint(x))
 #undef CUDASIM_HALF_MATH
+
+// ---- atomics ---------------------------------------------------------------------------------
+// A compare-and-swap loop on the 16 or 32 bits: the addition is rounded as __hadd/__hadd2 round.
+inline __half2 atomicAdd(__half2* address, __half2 value) {
+  CUDASIM_COUNT_ATOMIC(address);
+  return cudasim::detail::atomic_update(address, [value](__half2 old) { return __hadd2(old, value); });
+}
+inline __half atomicAdd(__half* address, __half value) {
+  CUDASIM_COUNT_ATOMIC(address);
+  return cudasim::detail::atomic_update(address, [value](__half old) { return __hadd(old, value); });
+}

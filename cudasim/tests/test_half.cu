@@ -1,7 +1,7 @@
 // Half precision (cuda_fp16.h) and bfloat16 pairs (cuda_bf16.h): conversions bit-exact with
 // IEEE binary16 (rounding to nearest even, overflow to infinity, subnormals, NaN), arithmetic
 // rounded once (a fused multiply-add included), comparisons, half2/bfloat162 lane-wise
-// operations, and warp shuffles of __half and __half2. Valid CUDA (sm_80+): the same file runs
+// operations, warp shuffles of __half and __half2, and atomicAdd on all four types. Valid CUDA (sm_80+): the same file runs
 // on a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -40,6 +40,13 @@ std::vector<Out> convert_on_device(void (*kernel)(const In*, Out*, int), const s
   EXPECT_EQ(cudaFree(d_in), cudaSuccess);
   EXPECT_EQ(cudaFree(d_out), cudaSuccess);
   return out;
+}
+
+template <class T>
+T download_one(const T* device) {
+  T value;
+  EXPECT_EQ(cudaMemcpy(&value, device, sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return value;
 }
 
 TEST(HalfConversion, FloatToHalfGivesTheIeeeBinary16BitPatterns) {
@@ -324,6 +331,48 @@ TEST(BFloat162, ConvertsAndComputesLaneWiseRoundingOnce) {
   EXPECT_EQ(h[4].x, 3.0625f);
   EXPECT_EQ(h[4].y, 2.0f);
   EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
+/// Every thread of every block adds to one half and one half2 counter; the first 16 of each
+/// block to the bf16 ones (bf16 has 8 significant bits: sums above 256 would round). sm_80+.
+__global__ void add_atomically(__half2* h2, __half* h, __nv_bfloat162* b2, __nv_bfloat16* b) {
+  atomicAdd(h2, __halves2half2(__float2half(1.0f), __float2half(0.5f)));
+  atomicAdd(h, __float2half(1.0f));
+  if (threadIdx.x < 16) {
+    atomicAdd(b2, __floats2bfloat162_rn(1.0f, 2.0f));
+    atomicAdd(b, __float2bfloat16(0.5f));
+  }
+}
+
+TEST(HalfAtomics, AtomicAddLosesNoUpdate) {
+  // 8 blocks of 64 threads: 512 additions to the halves, 128 to the bf16s, every partial sum
+  // exact.
+  __half2* h2 = nullptr;
+  __half* h = nullptr;
+  __nv_bfloat162* b2 = nullptr;
+  __nv_bfloat16* b = nullptr;
+  ASSERT_EQ(cudaMalloc(&h2, sizeof(__half2)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&h, sizeof(__half)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b2, sizeof(__nv_bfloat162)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, sizeof(__nv_bfloat16)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(h2, 0, sizeof(__half2)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(h, 0, sizeof(__half)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(b2, 0, sizeof(__nv_bfloat162)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(b, 0, sizeof(__nv_bfloat16)), cudaSuccess);
+  add_atomically<<<8, 64>>>(h2, h, b2, b);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const float2 half2_sum = __half22float2(download_one(h2));
+  const float2 bf162_sum = __bfloat1622float2(download_one(b2));
+  EXPECT_EQ(half2_sum.x, 512.0f);
+  EXPECT_EQ(half2_sum.y, 256.0f);
+  EXPECT_EQ(__half2float(download_one(h)), 512.0f);
+  EXPECT_EQ(bf162_sum.x, 128.0f);
+  EXPECT_EQ(bf162_sum.y, 256.0f);
+  EXPECT_EQ(__bfloat162float(download_one(b)), 64.0f);
+  EXPECT_EQ(cudaFree(h2), cudaSuccess);
+  EXPECT_EQ(cudaFree(h), cudaSuccess);
+  EXPECT_EQ(cudaFree(b2), cudaSuccess);
+  EXPECT_EQ(cudaFree(b), cudaSuccess);
 }
 
 }  // namespace

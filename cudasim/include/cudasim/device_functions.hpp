@@ -262,8 +262,9 @@ CUDASIM_WARP_REDUCE(__reduce_xor_sync, ReduceXor, unsigned)
 namespace cudasim::detail {
 template <class T, class Update>
 T atomic_update(T* address, Update update) {
-  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  static_assert(sizeof(T) == sizeof(Bits));
+  using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  static_assert(sizeof(T) == sizeof(Bits) && std::is_trivially_copyable_v<T>);
   Bits* word = reinterpret_cast<Bits*>(address);
   // Start from a guess instead of a plain load: a failed compare-and-swap returns the current
   // value, and the whole loop is one atomic operation (a plain load here would be counted as
