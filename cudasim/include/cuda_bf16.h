@@ -9,13 +9,18 @@
 /// `__float2bfloat16_rn` do in CUDA); NaN stays NaN (quiet), infinities stay infinite and
 /// values too large for bf16 round to infinity, as in CUDA.
 ///
-/// Only what the course uses is here: the type and its conversions. No arithmetic operators:
-/// with implicit conversions both ways, `bf16 * float` would be ambiguous; convert to float,
-/// compute, and convert back, as the course's kernels do.
+/// Here: the type and its conversions, the pair type `__nv_bfloat162`, and the arithmetic
+/// intrinsics (`__hadd`, `__hmul`, `__hfma`, `__hadd2`, `__hmul2`, `__hfma2`, ...), each rounded
+/// once to nearest even as on a GPU (cudasim/narrow_float.hpp). No arithmetic operators on
+/// `__nv_bfloat16`: with implicit conversions both ways, `bf16 * float` would be ambiguous
+/// (as in CUDA); convert to float, compute, and convert back, or use the intrinsics.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+
+#include "cuda_runtime.h"
+#include "cudasim/narrow_float.hpp"
 
 /// A bfloat16 number: 1 sign bit, 8 exponent bits, 7 mantissa bits, stored in 16 bits.
 /// Trivially copyable (device buffers of it are plain memory); converts implicitly from and
@@ -93,4 +98,84 @@ inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short bits) {
   __nv_bfloat16 b;
   b.__x = bits;
   return b;
+}
+
+/// Two bf16 values in 32 bits: `x` the low one, `y` the high one.
+struct alignas(4) __nv_bfloat162 {
+  __nv_bfloat16 x;
+  __nv_bfloat16 y;
+  __nv_bfloat162() = default;
+  constexpr __nv_bfloat162(const __nv_bfloat16& low, const __nv_bfloat16& high) : x(low), y(high) {}
+};
+typedef __nv_bfloat162 nv_bfloat162;
+
+namespace cudasim::detail {
+inline double bf16_value(__nv_bfloat16 b) { return static_cast<float>(b); }
+inline __nv_bfloat16 round_bf16(double value) {
+  __nv_bfloat16 b;
+  b.__x = double_to_narrow<BFloat16>(value);
+  return b;
+}
+}  // namespace cudasim::detail
+
+inline __nv_bfloat162 __floats2bfloat162_rn(float low, float high) {
+  return __nv_bfloat162(__nv_bfloat16(low), __nv_bfloat16(high));
+}
+inline __nv_bfloat162 __float2bfloat162_rn(float f) { return __nv_bfloat162(__nv_bfloat16(f), __nv_bfloat16(f)); }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f) {
+  return __nv_bfloat162(__nv_bfloat16(f.x), __nv_bfloat16(f.y));
+}
+inline float2 __bfloat1622float2(__nv_bfloat162 b) {
+  return make_float2(static_cast<float>(b.x), static_cast<float>(b.y));
+}
+inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 low, __nv_bfloat16 high) { return __nv_bfloat162(low, high); }
+inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 b) { return __nv_bfloat162(b, b); }
+inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 b) { return b.x; }
+inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 b) { return b.y; }
+inline float __low2float(__nv_bfloat162 b) { return b.x; }
+inline float __high2float(__nv_bfloat162 b) { return b.y; }
+
+// Arithmetic: the exact result rounded once to nearest even (a fused multiply-add included).
+inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) {
+  using namespace cudasim::detail;
+  return round_bf16(bf16_value(a) + bf16_value(b));
+}
+inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) {
+  using namespace cudasim::detail;
+  return round_bf16(bf16_value(a) - bf16_value(b));
+}
+inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) {
+  using namespace cudasim::detail;
+  return round_bf16(bf16_value(a) * bf16_value(b));
+}
+inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) {
+  using namespace cudasim::detail;
+  return round_bf16(bf16_value(a) / bf16_value(b));
+}
+inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
+  using namespace cudasim::detail;
+  return round_bf16(fma_to_odd(bf16_value(a), bf16_value(b), bf16_value(c)));
+}
+inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16(a.__x ^ 0x8000); }
+inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16(a.__x & 0x7FFF); }
+
+inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
+inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }
+inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
+inline __nv_bfloat162 __h2div(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }
+inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
+  return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
+}
+inline __nv_bfloat162 __hneg2(__nv_bfloat162 a) { return {__hneg(a.x), __hneg(a.y)}; }
+inline __nv_bfloat162 __habs2(__nv_bfloat162 a) { return {__habs(a.x), __habs(a.y)}; }
+
+// A compare-and-swap loop on the 16 or 32 bits: the addition is rounded as __hadd/__hadd2 round.
+inline __nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {
+  CUDASIM_COUNT_ATOMIC(address);
+  return cudasim::detail::atomic_update(address, [value](__nv_bfloat162 old) { return __hadd2(old, value); });
+}
+inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
+  CUDASIM_COUNT_ATOMIC(address);
+  return cudasim::detail::atomic_update(address, [value](__nv_bfloat16 old) { return __hadd(old, value); });
 }

@@ -124,6 +124,8 @@ const char* warp_op_name(WarpOp op) {
     case WarpOp::ReduceAnd: return "__reduce_and_sync";
     case WarpOp::ReduceOr: return "__reduce_or_sync";
     case WarpOp::ReduceXor: return "__reduce_xor_sync";
+    case WarpOp::MatchAny: return "__match_any_sync";
+    case WarpOp::MatchAll: return "__match_all_sync";
   }
   return "warp operation";
 }
@@ -528,6 +530,15 @@ std::uint64_t lane_result(const WarpGroup& g, unsigned lane) {
       }
       // Reading a lane outside the mask is undefined in CUDA; return the caller's own value.
       return in_group(static_cast<unsigned>(source)) ? g.values[source] : g.values[lane];
+    }
+    case WarpOp::MatchAny:
+    case WarpOp::MatchAll: {
+      // Values are compared as the bits the lanes passed (zero-extended to 64 bits).
+      std::uint64_t same = 0;
+      for (unsigned l = 0; l < kWarpSize; ++l)
+        if (in_group(l) && g.values[l] == g.values[lane]) same |= 1ull << l;
+      if (g.op == WarpOp::MatchAny) return same;
+      return same == g.mask ? g.mask : 0;
     }
     case WarpOp::ReduceAdd:
     case WarpOp::ReduceMin:

@@ -2,6 +2,8 @@
 // named so that nobody mistakes the simulator for a real GPU. Only limits that change what a
 // program may do (threads per block, shared memory, grid size) are enforced; the others are
 // there so that device-query code prints sensible numbers.
+#include <sched.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -214,3 +216,9 @@ long long clock64() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+void __nanosleep(unsigned) { sched_yield(); }
+
+namespace cudasim::detail {
+void trap(const char* what) { throw KernelTrap{what}; }
+}  // namespace cudasim::detail

@@ -43,7 +43,7 @@ namespace cudasim::detail {
 /// Warp-collective operations, all implemented by one barrier over the lanes in the mask.
 enum class WarpOp : int {
   Sync, Ballot, All, Any, ShflIndex, ShflUp, ShflDown, ShflXor, ReduceAdd, ReduceMin, ReduceMax,
-  ReduceAnd, ReduceOr, ReduceXor,
+  ReduceAnd, ReduceOr, ReduceXor, MatchAny, MatchAll,
 };
 
 /// Waits until every lane in `mask` reached the same warp operation, then returns this lane's
@@ -139,6 +139,11 @@ struct KernelTrap {
   const char* what;
 };
 
+/// Ends the launch with a KernelTrap carrying `what` (a string with static storage). Out of
+/// line: the exception object lives in host memory, and a throw compiled into an instrumented
+/// kernel would store to it through the memory check.
+[[noreturn]] void trap(const char* what);
+
 /// Counts an atomic operation (instrumented builds) and checks its address like a store.
 void count_atomic(const void* address, unsigned bytes);
 
@@ -210,6 +215,29 @@ CUDASIM_SHUFFLE(__shfl_down_sync, ShflDown)
 CUDASIM_SHUFFLE(__shfl_xor_sync, ShflXor)
 #undef CUDASIM_SHUFFLE
 
+/// The lanes of `mask` whose `value` has the same bits as the caller's (sm_70+). T is a 32- or
+/// 64-bit integer or floating-point type, as in CUDA.
+template <class T>
+inline unsigned __match_any_sync(unsigned mask, T value, const char* file = __builtin_FILE(),
+                                 unsigned line = __builtin_LINE()) {
+  static_assert(std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
+                "__match_any_sync takes a 32- or 64-bit integer or floating-point value, as in CUDA");
+  return static_cast<unsigned>(cudasim::detail::warp_collective(
+      cudasim::detail::WarpOp::MatchAny, mask, cudasim::detail::to_bits(value), 0, 32, file, line));
+}
+/// `mask` when every lane of it holds the same bits in `value` (and *predicate = 1), else 0
+/// (and *predicate = 0).
+template <class T>
+inline unsigned __match_all_sync(unsigned mask, T value, int* predicate, const char* file = __builtin_FILE(),
+                                 unsigned line = __builtin_LINE()) {
+  static_assert(std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
+                "__match_all_sync takes a 32- or 64-bit integer or floating-point value, as in CUDA");
+  const auto result = static_cast<unsigned>(cudasim::detail::warp_collective(
+      cudasim::detail::WarpOp::MatchAll, mask, cudasim::detail::to_bits(value), 0, 32, file, line));
+  *predicate = result != 0;
+  return result;
+}
+
 #define CUDASIM_WARP_REDUCE(name, op, T)                                                          \
   inline T name(unsigned mask, T value, const char* file = __builtin_FILE(),                      \
                 unsigned line = __builtin_LINE()) {                                               \
@@ -234,8 +262,9 @@ CUDASIM_WARP_REDUCE(__reduce_xor_sync, ReduceXor, unsigned)
 namespace cudasim::detail {
 template <class T, class Update>
 T atomic_update(T* address, Update update) {
-  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  static_assert(sizeof(T) == sizeof(Bits));
+  using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  static_assert(sizeof(T) == sizeof(Bits) && std::is_trivially_copyable_v<T>);
   Bits* word = reinterpret_cast<Bits*>(address);
   // Start from a guess instead of a plain load: a failed compare-and-swap returns the current
   // value, and the whole loop is one atomic operation (a plain load here would be counted as
@@ -398,8 +427,15 @@ inline T __ldg(const T* p) { return *p; }
 /// cudaErrorLaunchFailure after a trap).
 [[noreturn]] inline void __trap() { throw cudasim::detail::KernelTrap{"__trap() called"}; }
 
-/// Cycle counters: nanoseconds of the host's steady clock.
+/// Cycle counter: nanoseconds of the host's steady clock, not GPU cycles. It never goes back,
+/// so differences measure (CPU) time. `clock()` in a kernel is the C library's: the process's
+/// CPU time in CLOCKS_PER_SEC units, also never decreasing.
 long long clock64();
+
+/// Sleeps about `nanoseconds` on a GPU (sm_70+). Here it lets the OS thread's other work run
+/// (sched_yield), so a spin-wait on another block sleeping in its loop makes progress; it
+/// changes no result.
+void __nanosleep(unsigned nanoseconds);
 
 // CUDA's min/max overloads for device and host code.
 inline int min(int a, int b) { return a < b ? a : b; }

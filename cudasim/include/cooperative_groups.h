@@ -1,0 +1,217 @@
+/// @file cooperative_groups.h
+/// @brief The simulator's stand-in for CUDA's cooperative groups: the thread block, its tiles
+/// (static `thread_block_tile<N>` and dynamic `tiled_partition(block, n)`) and their
+/// collectives, on top of the simulator's barriers and warp operations.
+///
+/// Every collective is one of the simulator's barriers or warp operations over the group's
+/// threads, called with the caller's file and line: `block.sync()` is `__syncthreads()`, a
+/// tile's `sync()` is `__syncwarp(tile lanes)`, its `shfl_down` is `__shfl_down_sync(tile lanes,
+/// v, d, N)`, so divergence and deadlock inside a group are reported with both call sites as for
+/// the plain intrinsics. Tiles have at most 32 threads (a warp) and partition the block by
+/// thread rank, as in CUDA.
+///
+/// Not supported, each a compile error that names it: `this_grid()` / `grid_group::sync()`
+/// (grid-wide barriers need every block of the grid running at once; the simulator runs a
+/// grid's blocks on a pool of worker threads, a few at a time), `coalesced_threads()` (the
+/// simulator does not run a warp's lanes in lock step, so it cannot tell which lanes took a
+/// branch together), tiles of more than 32 threads, and `this_multi_grid()`, clusters.
+#pragma once
+
+#include "cuda_runtime.h"
+
+namespace cooperative_groups {
+
+namespace details {
+/// The calling thread's rank in its block (x fastest, as warps are formed).
+inline unsigned block_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+/// The lanes of the caller's warp in its tile of `tile_size` threads (a power of two <= 32).
+inline unsigned tile_lanes(unsigned tile_size) {
+  const unsigned lane = block_rank() % 32;
+  const unsigned lanes = tile_size == 32 ? 0xffffffffu : ((1u << tile_size) - 1);
+  return lanes << (lane / tile_size * tile_size);
+}
+/// For static_asserts that fire only when a template is used.
+template <class T>
+inline constexpr bool unsupported = false;
+}  // namespace details
+
+/// Any group: the whole block, or a tile of it made by tiled_partition(parent, n).
+class thread_group {
+ public:
+  unsigned long long size() const { return size_; }
+  unsigned long long num_threads() const { return size_; }
+  unsigned long long thread_rank() const { return tiled_ ? details::block_rank() % size_ : details::block_rank(); }
+  /// Waits for every thread of the group (`__syncthreads()` for a block, `__syncwarp(tile
+  /// lanes)` for a tile).
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    if (tiled_)
+      __syncwarp(details::tile_lanes(size_), file, line);
+    else
+      __syncthreads(file, line);
+  }
+  /// For a tile: its index among its parent's tiles, and how many there are.
+  unsigned meta_group_rank() const { return meta_rank_; }
+  unsigned meta_group_size() const { return meta_size_; }
+
+ protected:
+  thread_group(bool tiled, unsigned size, unsigned meta_rank, unsigned meta_size)
+      : tiled_(tiled), size_(size), meta_rank_(meta_rank), meta_size_(meta_size) {}
+  bool tiled_;
+  unsigned size_;
+  unsigned meta_rank_;
+  unsigned meta_size_;
+  friend thread_group tiled_partition(const thread_group& parent, unsigned tile_size);
+};
+
+/// The calling thread's block.
+class thread_block : public thread_group {
+ public:
+  static void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) { __syncthreads(file, line); }
+  static unsigned size() { return details::block_size(); }
+  static unsigned num_threads() { return details::block_size(); }
+  static unsigned thread_rank() { return details::block_rank(); }
+  /// blockIdx, threadIdx and blockDim.
+  static dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  static dim3 group_dim() { return blockDim; }
+  static dim3 dim_threads() { return blockDim; }
+
+ private:
+  thread_block() : thread_group(false, details::block_size(), 0, 1) {}
+  friend thread_block this_thread_block();
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+
+/// Waits for every thread of `group`.
+template <class Group>
+inline void sync(const Group& group, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  group.sync(file, line);
+}
+
+/// A tile of `Size` threads (a power of two up to 32) of its parent group, with the warp
+/// collectives over its threads. `Parent` only records where it came from, as in CUDA.
+template <unsigned Size, class Parent = void>
+class thread_block_tile : public thread_group {
+  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
+                "cudasim: thread_block_tile supports sizes that are powers of two up to 32 "
+                "(tiles of 64 or more threads are not supported)");
+
+ public:
+  /// The tile of the calling thread, `meta_rank`-th of `meta_size` tiles of the parent.
+  thread_block_tile(unsigned meta_rank, unsigned meta_size) : thread_group(true, Size, meta_rank, meta_size) {}
+  /// A tile with a parent type converts to one without (and back), as in CUDA.
+  template <class OtherParent>
+  thread_block_tile(const thread_block_tile<Size, OtherParent>& other)  // NOLINT(google-explicit-constructor)
+      : thread_group(true, Size, other.meta_group_rank(), other.meta_group_size()) {}
+
+  static constexpr unsigned num_threads() { return Size; }
+  static constexpr unsigned size() { return Size; }
+  unsigned thread_rank() const { return details::block_rank() % Size; }
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    __syncwarp(details::tile_lanes(Size), file, line);
+  }
+
+  /// The value of `var` in the tile's thread `source` (modulo Size).
+  template <class T>
+  T shfl(T var, int source, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __shfl_sync(details::tile_lanes(Size), var, source, Size, file, line);
+  }
+  template <class T>
+  T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __shfl_down_sync(details::tile_lanes(Size), var, delta, Size, file, line);
+  }
+  template <class T>
+  T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __shfl_up_sync(details::tile_lanes(Size), var, delta, Size, file, line);
+  }
+  template <class T>
+  T shfl_xor(T var, unsigned lane_mask, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __shfl_xor_sync(details::tile_lanes(Size), var, lane_mask, Size, file, line);
+  }
+  int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __any_sync(details::tile_lanes(Size), predicate, file, line);
+  }
+  int all(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __all_sync(details::tile_lanes(Size), predicate, file, line);
+  }
+  /// Bit i is set when the tile's thread i passed a non-zero predicate.
+  unsigned ballot(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned lanes = details::tile_lanes(Size);
+    return (__ballot_sync(lanes, predicate, file, line) & lanes) >> __builtin_ctz(lanes);
+  }
+  /// The tile's threads holding the same value, as bits by thread rank.
+  template <class T>
+  unsigned match_any(T value, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned lanes = details::tile_lanes(Size);
+    return __match_any_sync(lanes, value, file, line) >> __builtin_ctz(lanes);
+  }
+  template <class T>
+  unsigned match_all(T value, int& predicate, const char* file = __builtin_FILE(),
+                     unsigned line = __builtin_LINE()) const {
+    const unsigned lanes = details::tile_lanes(Size);
+    return __match_all_sync(lanes, value, &predicate, file, line) >> __builtin_ctz(lanes);
+  }
+};
+
+namespace details {
+inline unsigned tiles_in(unsigned parent_size, unsigned tile_size) { return (parent_size + tile_size - 1) / tile_size; }
+inline unsigned rank_in_parent(const thread_block&) { return block_rank(); }
+template <unsigned Size, class Parent>
+unsigned rank_in_parent(const thread_block_tile<Size, Parent>& tile) { return tile.thread_rank(); }
+}  // namespace details
+
+/// Splits `parent` (the block or a larger tile) into tiles of `Size` threads; returns the
+/// caller's.
+template <unsigned Size, class Parent>
+thread_block_tile<Size, Parent> tiled_partition(const Parent& parent) {
+  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
+                "cudasim: tiled_partition<N> supports N a power of two up to 32 "
+                "(tiles of 64 or more threads are not supported)");
+  const unsigned parent_size = static_cast<unsigned>(parent.size());
+  return thread_block_tile<Size, Parent>(details::rank_in_parent(parent) / Size, details::tiles_in(parent_size, Size));
+}
+
+/// Splits `parent` into tiles of `tile_size` threads (a power of two up to 32, and at most the
+/// parent's size); returns the caller's.
+inline thread_group tiled_partition(const thread_group& parent, unsigned tile_size) {
+  if (tile_size == 0 || tile_size > 32 || (tile_size & (tile_size - 1)) != 0 ||
+      (parent.tiled_ && tile_size > parent.size_))
+    cudasim::detail::trap(
+        "tiled_partition(parent, n): the simulator supports n a power of two up to 32 and at most "
+        "the parent's size");
+  return thread_group(true, tile_size, static_cast<unsigned>(parent.thread_rank()) / tile_size,
+                      details::tiles_in(parent.size_, tile_size));
+}
+
+// ---- not supported: each use is a compile error that names it ------------------------------
+/// Grid-wide groups. Declared so that code naming them compiles up to the call.
+class grid_group {
+ public:
+  template <class Unsupported = void>
+  void sync() const {
+    static_assert(details::unsupported<Unsupported>,
+                  "cudasim: grid_group::sync() (a grid-wide barrier of a cooperative launch) is not "
+                  "supported by the simulator");
+  }
+};
+template <class Unsupported = void>
+grid_group this_grid() {
+  static_assert(details::unsupported<Unsupported>,
+                "cudasim: cooperative_groups::this_grid() (grid-wide groups and grid.sync()) is not "
+                "supported by the simulator");
+  return {};
+}
+/// Declared so that code naming it compiles up to the call.
+class coalesced_group {};
+template <class Unsupported = void>
+coalesced_group coalesced_threads() {
+  static_assert(details::unsupported<Unsupported>,
+                "cudasim: cooperative_groups::coalesced_threads() is not supported by the simulator "
+                "(its warps' lanes do not run in lock step, so it cannot tell which lanes took a branch "
+                "together); use tiled_partition or __activemask() with the __*_sync intrinsics");
+  return {};
+}
+
+}  // namespace cooperative_groups

@@ -1,0 +1,300 @@
+// Cooperative groups: this_thread_block() and its indices, block.sync() and cg::sync(),
+// static tiles (tiled_partition<N>, also of a tile) with their shuffles, votes and ballot,
+// dynamic tiles (tiled_partition(block, n)), and cg::reduce with each operator. Valid CUDA:
+// the same file runs on a GPU. The simulator-only checks (a divergent tile shuffle is reported
+// with its call site, an unsupported dynamic tile size traps) are under #ifdef CUDASIM.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+template <class T>
+std::vector<T> download(const T* device, size_t count) {
+  std::vector<T> host(count);
+  EXPECT_EQ(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+/// Per thread (8 ints): rank, size, num_threads, group_index.x/.y, thread_index.y, dim_threads.z,
+/// and the value its mirror thread wrote to shared memory before block.sync().
+__global__ void block_facts(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  __shared__ int mirror[64];
+  const unsigned rank = block.thread_rank();
+  mirror[rank] = 1000 + static_cast<int>(rank);
+  block.sync();
+  const int seen = mirror[block.size() - 1 - rank];
+  cg::sync(block);  // nobody overwrites mirror before everybody has read it
+  mirror[rank] = 0;
+  const unsigned linear_block = blockIdx.x + gridDim.x * blockIdx.y;
+  int* mine = out + 8 * (linear_block * block.size() + rank);
+  mine[0] = static_cast<int>(rank);
+  mine[1] = static_cast<int>(block.size());
+  mine[2] = static_cast<int>(block.num_threads());
+  mine[3] = static_cast<int>(block.group_index().x);
+  mine[4] = static_cast<int>(block.group_index().y);
+  mine[5] = static_cast<int>(block.thread_index().y);
+  mine[6] = static_cast<int>(block.dim_threads().z);
+  mine[7] = seen;
+}
+
+TEST(ThreadBlock, GivesRanksIndicesAndSynchronises) {
+  const dim3 grid(3, 2), block(8, 4, 2);
+  const int threads = 64, blocks = 6;
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 8 * threads * blocks * sizeof(int)), cudaSuccess);
+  block_facts<<<grid, block>>>(d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<int> h = download(d, 8 * threads * blocks);
+  for (int b = 0; b < blocks; ++b) {
+    for (int t = 0; t < threads; ++t) {
+      const int* mine = &h[8 * (b * threads + t)];
+      EXPECT_EQ(mine[0], t);
+      EXPECT_EQ(mine[1], threads);
+      EXPECT_EQ(mine[2], threads);
+      EXPECT_EQ(mine[3], b % 3);
+      EXPECT_EQ(mine[4], b / 3);
+      EXPECT_EQ(mine[5], t / 8 % 4);
+      EXPECT_EQ(mine[6], 2);
+      EXPECT_EQ(mine[7], 1000 + threads - 1 - t) << "block " << b << " thread " << t;
+    }
+  }
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
+constexpr int kFacts = 11;
+
+/// Per thread (kFacts ints): the tile's rank, size, meta rank and size, shfl from rank 1,
+/// shfl_down 1, shfl_up 2, shfl_xor 1, any/all of (rank == 0), ballot of odd ranks.
+template <unsigned N>
+__global__ void tile_facts(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+  const int value = 100 * static_cast<int>(block.thread_rank());
+  int* mine = out + kFacts * block.thread_rank();
+  mine[0] = static_cast<int>(tile.thread_rank());
+  mine[1] = static_cast<int>(tile.size());
+  mine[2] = static_cast<int>(tile.meta_group_rank());
+  mine[3] = static_cast<int>(tile.meta_group_size());
+  mine[4] = tile.shfl(value, 1);
+  mine[5] = tile.shfl_down(value, 1);
+  mine[6] = tile.shfl_up(value, 2);
+  mine[7] = tile.shfl_xor(value, 1);
+  mine[8] = tile.any(tile.thread_rank() == 0);
+  mine[9] = tile.all(tile.thread_rank() == 0);
+  tile.sync();
+  mine[10] = static_cast<int>(tile.ballot(tile.thread_rank() % 2 == 1));
+}
+
+template <unsigned N>
+void check_tiles(int threads) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, kFacts * threads * sizeof(int)), cudaSuccess);
+  tile_facts<N><<<1, threads>>>(d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<int> h = download(d, kFacts * threads);
+  const int n = static_cast<int>(N);
+  const unsigned odd_ranks = 0xAAAAAAAAu & static_cast<unsigned>((1ull << n) - 1);
+  for (int t = 0; t < threads; ++t) {
+    const int* mine = &h[kFacts * t];
+    const int rank = t % n, first = t - rank;
+    EXPECT_EQ(mine[0], rank) << "N " << n << " thread " << t;
+    EXPECT_EQ(mine[1], n);
+    EXPECT_EQ(mine[2], t / n);
+    EXPECT_EQ(mine[3], threads / n);
+    EXPECT_EQ(mine[4], 100 * (first + 1 % n)) << "N " << n << " thread " << t;
+    EXPECT_EQ(mine[5], 100 * (rank + 1 < n ? t + 1 : t)) << "N " << n << " thread " << t;
+    EXPECT_EQ(mine[6], 100 * (rank >= 2 ? t - 2 : t)) << "N " << n << " thread " << t;
+    EXPECT_EQ(mine[7], 100 * (n > 1 ? (t ^ 1) : t)) << "N " << n << " thread " << t;
+    EXPECT_EQ(mine[8], 1);
+    EXPECT_EQ(mine[9], n == 1 ? 1 : 0);
+    EXPECT_EQ(static_cast<unsigned>(mine[10]), odd_ranks) << "N " << n << " thread " << t;
+  }
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
+TEST(ThreadBlockTile, RanksShufflesVotesAndBallotsStayInsideTheTile) {
+  check_tiles<2>(64);
+  check_tiles<4>(96);
+  check_tiles<8>(96);
+  check_tiles<16>(32);
+  check_tiles<32>(128);
+}
+
+/// A tile of 4 of a tile of 32: ranks and meta ranks relative to the parent tile.
+__global__ void tile_of_tile(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  auto quad = cg::tiled_partition<4>(warp);
+  int* mine = out + 4 * block.thread_rank();
+  mine[0] = static_cast<int>(quad.thread_rank());
+  mine[1] = static_cast<int>(quad.meta_group_rank());
+  mine[2] = static_cast<int>(quad.meta_group_size());
+  mine[3] = quad.shfl_down(static_cast<int>(block.thread_rank()), 3);
+}
+
+TEST(ThreadBlockTile, TilesOfATileAreNumberedWithinTheirParent) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 4 * 64 * sizeof(int)), cudaSuccess);
+  tile_of_tile<<<1, 64>>>(d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<int> h = download(d, 4 * 64);
+  for (int t = 0; t < 64; ++t) {
+    EXPECT_EQ(h[4 * t], t % 4) << t;
+    EXPECT_EQ(h[4 * t + 1], t % 32 / 4) << t;
+    EXPECT_EQ(h[4 * t + 2], 8) << t;
+    EXPECT_EQ(h[4 * t + 3], t % 4 == 0 ? t + 3 : t) << t;
+  }
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
+/// Dynamic tiles of 16: rank, size, tile index, and a sum in shared memory per tile
+/// between two tile.sync() calls.
+__global__ void dynamic_tiles(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_group tile = cg::tiled_partition(block, 16);
+  __shared__ int values[96];
+  values[block.thread_rank()] = static_cast<int>(block.thread_rank());
+  tile.sync();
+  int sum = 0;
+  const unsigned first = block.thread_rank() - static_cast<unsigned>(tile.thread_rank());
+  for (unsigned i = 0; i < tile.size(); ++i) sum += values[first + i];
+  int* mine = out + 4 * block.thread_rank();
+  mine[0] = static_cast<int>(tile.thread_rank());
+  mine[1] = static_cast<int>(tile.size());
+  // (Not num_threads(): CUDA 13 declares thread_group::num_threads() without defining it.)
+  mine[2] = static_cast<int>(block.thread_rank()) / 16;
+  mine[3] = sum;
+}
+
+TEST(DynamicTile, PartitionsTheBlockIntoTilesOfTheGivenSize) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 4 * 96 * sizeof(int)), cudaSuccess);
+  dynamic_tiles<<<1, 96>>>(d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<int> h = download(d, 4 * 96);
+  for (int t = 0; t < 96; ++t) {
+    const int first = t / 16 * 16;
+    EXPECT_EQ(h[4 * t], t % 16) << t;
+    EXPECT_EQ(h[4 * t + 1], 16) << t;
+    EXPECT_EQ(h[4 * t + 2], t / 16) << t;
+    EXPECT_EQ(h[4 * t + 3], 16 * first + 15 * 16 / 2) << t;
+  }
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
+/// Every reduction operator over tiles of 32 and of 8; out gets 6 ints per thread.
+template <unsigned N>
+__global__ void tile_reductions(const int* in, int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+  const int v = in[block.thread_rank()];
+  int* mine = out + 6 * block.thread_rank();
+  mine[0] = cg::reduce(tile, v, cg::plus<int>());
+  mine[1] = cg::reduce(tile, v, cg::less<int>());
+  mine[2] = cg::reduce(tile, v, cg::greater<int>());
+  mine[3] = static_cast<int>(cg::reduce(tile, static_cast<unsigned>(v), cg::bit_and<unsigned>()));
+  mine[4] = static_cast<int>(cg::reduce(tile, static_cast<unsigned>(v), cg::bit_or<unsigned>()));
+  mine[5] = static_cast<int>(cg::reduce(tile, static_cast<unsigned>(v), cg::bit_xor<unsigned>()));
+}
+
+template <unsigned N>
+void check_reductions() {
+  const int threads = 64;
+  std::vector<int> in(threads);
+  for (int i = 0; i < threads; ++i) in[i] = (i * 37) % 101 + 0x100;  // all share bit 8
+  int* d_in = nullptr;
+  int* d_out = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_in, threads * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_out, 6 * threads * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_in, in.data(), threads * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  tile_reductions<N><<<1, threads>>>(d_in, d_out);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<int> h = download(d_out, 6 * threads);
+  for (int t = 0; t < threads; ++t) {
+    const int first = t / static_cast<int>(N) * static_cast<int>(N);
+    int sum = 0, lo = in[first], hi = in[first];
+    unsigned all = ~0u, any = 0, parity = 0;
+    for (int i = first; i < first + static_cast<int>(N); ++i) {
+      sum += in[i];
+      lo = std::min(lo, in[i]);
+      hi = std::max(hi, in[i]);
+      all &= static_cast<unsigned>(in[i]);
+      any |= static_cast<unsigned>(in[i]);
+      parity ^= static_cast<unsigned>(in[i]);
+    }
+    const int* mine = &h[6 * t];
+    EXPECT_EQ(mine[0], sum) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[1], lo) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[2], hi) << "N " << N << " thread " << t;
+    EXPECT_EQ(static_cast<unsigned>(mine[3]), all) << "N " << N << " thread " << t;
+    EXPECT_EQ(static_cast<unsigned>(mine[4]), any) << "N " << N << " thread " << t;
+    EXPECT_EQ(static_cast<unsigned>(mine[5]), parity) << "N " << N << " thread " << t;
+  }
+  EXPECT_EQ(cudaFree(d_in), cudaSuccess);
+  EXPECT_EQ(cudaFree(d_out), cudaSuccess);
+}
+
+TEST(TileReduce, EveryOperatorGivesEveryThreadTheTilesResult) {
+  check_reductions<32>();
+  check_reductions<8>();
+}
+
+#ifdef CUDASIM
+/// "test_cooperative_groups.cu:<line>", how the reports name a call site in this file.
+std::string site(int line) { return "test_cooperative_groups.cu:" + std::to_string(line); }
+
+template <class Launch>
+std::string failing_launch_report(Launch launch) {
+  testing::internal::CaptureStderr();
+  launch();
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const std::string report = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(synced, cudaErrorLaunchFailure) << report;
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+  return report;
+}
+
+constexpr int kDivergentShuffleLine = __LINE__ + 6;
+/// The odd threads of each tile of 8 shuffle at one line, the even ones at another.
+__global__ void divergent_tile_shuffle(int* out) {
+  cg::thread_block_tile<8> tile = cg::tiled_partition<8>(cg::this_thread_block());
+  int v = static_cast<int>(tile.thread_rank());
+  if (tile.thread_rank() % 2)
+    v = tile.shfl_down(v, 1);
+  else
+    v = tile.shfl_down(v, 2);
+  out[threadIdx.x] = v;
+}
+
+TEST(CooperativeGroupsSimulator, DivergentTileShuffleIsReportedWithBothCallSites) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 32 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { divergent_tile_shuffle<<<1, 32>>>(d); });
+  EXPECT_NE(report.find("__shfl_down_sync"), std::string::npos) << report;
+  EXPECT_NE(report.find(site(kDivergentShuffleLine)), std::string::npos) << report;
+  EXPECT_NE(report.find(site(kDivergentShuffleLine + 2)), std::string::npos) << report;
+}
+
+__global__ void tile_of_three(int* out) {
+  cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), 3);
+  out[threadIdx.x] = static_cast<int>(tile.thread_rank());
+}
+
+TEST(CooperativeGroupsSimulator, UnsupportedDynamicTileSizeTraps) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 32 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { tile_of_three<<<1, 32>>>(d); });
+  EXPECT_NE(report.find("tiled_partition(parent, n)"), std::string::npos) << report;
+}
+#endif
+
+}  // namespace
