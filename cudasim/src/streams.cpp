@@ -530,6 +530,14 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   return cudaSuccess;
 }
 
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  if (fn == nullptr) return record_error(cudaErrorInvalidValue);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  // Runs on the stream's own thread, in order with its kernels and copies (and is recorded
+  // as a host node while the stream captures).
+  return record_error(enqueue(stream, [fn, user_data] { fn(user_data); }));
+}
+
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {

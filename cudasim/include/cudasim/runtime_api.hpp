@@ -57,6 +57,25 @@ inline cudaError_t cudaMallocManaged(T** ptr, size_t size, unsigned flags = cuda
   return cudaMallocManaged(reinterpret_cast<void**>(ptr), size, flags, file, line);
 }
 cudaError_t cudaFree(void* ptr);
+/// Stream-ordered allocation: the buffer may be used by work queued on `stream` after this
+/// call (and by other streams once ordered after it). The simulator reserves it at once.
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file = __builtin_FILE(),
+                            unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMallocAsync(T** ptr, size_t size, cudaStream_t stream, const char* file = __builtin_FILE(),
+                                   unsigned line = __builtin_LINE()) {
+  return cudaMallocAsync(reinterpret_cast<void**>(ptr), size, stream, file, line);
+}
+/// Frees in stream order: after the work queued on `stream` before it has finished.
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
+/// Rows of `width` bytes, each starting at a multiple of the returned pitch (512 bytes here).
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
+                            const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height,
+                                   const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return cudaMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height, file, line);
+}
 /// Page-locked host memory (recorded as such, so copies from it can be modelled as DMA).
 cudaError_t cudaMallocHost(void** ptr, size_t size);
 template <class T>
@@ -79,6 +98,9 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
                             cudaStream_t stream = nullptr);
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind);
+/// `height` rows of `width` bytes; cudaErrorInvalidPitchValue when a pitch is below the width.
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* ptr, int value, size_t count);
 /// Copies between two devices' memory across the modelled peer link (cudasim/link_model.hpp).
 cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count);
@@ -110,6 +132,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 /// cudaSuccess when all work queued on the stream has finished, else cudaErrorNotReady.
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
+/// Queues a call of `fn(user_data)` on the stream: it runs after the work queued before it and
+/// before the work queued after it. (It must not call the CUDA API, as on a GPU.)
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);

@@ -94,6 +94,7 @@ enum cudaError {
   cudaErrorInitializationError = 3,
   cudaErrorCudartUnloading = 4,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
   cudaErrorInvalidSymbol = 13,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
@@ -238,6 +239,11 @@ typedef CUevent_st* cudaEvent_t;
 /// The legacy default stream (also what 0 / nullptr means) and the per-thread default stream.
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+
+/// A host function queued on a stream with cudaLaunchHostFunc. CUDART_CB is the calling
+/// convention macro of the CUDA headers (empty outside Windows).
+#define CUDART_CB
+typedef void (*cudaHostFn_t)(void* user_data);
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
