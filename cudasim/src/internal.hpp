@@ -159,6 +159,16 @@ bool is_capturing(cudaStream_t stream);
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);
 /// Queues and waits for completion.
 cudaError_t run_synchronously(cudaStream_t stream, std::function<void()> work);
+/// Validates a launch's configuration against the device and the kernel's attributes; reports
+/// and records the error a GPU gives (see submit_launch).
+cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id);
+/// The kernel's dynamic shared memory limit (48 KiB unless raised with cudaFuncSetAttribute).
+std::size_t dynamic_shared_limit(const void* kernel);
+/// The work that runs a checked launch, to queue on a stream or to keep in a graph.
+std::function<void()> launch_work(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel);
+/// The kernel registered at `kernel` (see register_kernel in execution.hpp): its arguments'
+/// unpacker and parameter count. False for an address the simulator has not seen as a kernel.
+bool find_kernel(const void* kernel, ArgumentUnpacker& unpack, std::size_t& parameter_count, const char*& name);
 /// Runs every block of a launch on the worker pool; returns when all have finished.
 void run_grid(const std::shared_ptr<LaunchState>& launch);
 void synchronize_all_streams();

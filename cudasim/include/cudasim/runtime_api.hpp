@@ -9,6 +9,7 @@
 
 #include <cstddef>
 
+#include "cudasim/execution.hpp"
 #include "cudasim/runtime_types.hpp"
 
 // ---- errors --------------------------------------------------------------------------------
@@ -162,22 +163,67 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 
 // ---- kernels --------------------------------------------------------------------------------------
+/// Launches `func` with `args[i]` pointing to its i-th argument (copied before the call returns).
+/// The simulator must know the kernel's parameter types to copy them: it knows every kernel it
+/// has seen with its type (launched by chevrons, or passed without a cast to the C++ overloads
+/// below, cudaFuncGetAttributes, cudaFuncSetAttribute or the occupancy calls). Any other address
+/// is cudaErrorInvalidDeviceFunction, with a line on stderr saying how to make it known.
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                             cudaStream_t stream, const char* file = __builtin_FILE(),
+                             unsigned line = __builtin_LINE());
+/// The C++ overload: the kernel's type is known here, so any kernel works.
+template <class T>
+inline cudaError_t cudaLaunchKernel(T* func, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
+                                    cudaStream_t stream = nullptr, const char* file = __builtin_FILE(),
+                                    unsigned line = __builtin_LINE()) {
+  return cudaLaunchKernel(cudasim::detail::known_kernel(func), grid, block, args, shared_bytes, stream, file,
+                          line);
+}
+
 namespace cudasim::detail {
 cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value);
-cudaError_t occupancy_blocks_per_sm(int* blocks, int block_size, size_t dynamic_shared_bytes);
 }  // namespace cudasim::detail
 
 /// Only cudaFuncAttributeMaxDynamicSharedMemorySize has an effect: it raises the kernel's
 /// dynamic shared memory limit above the default 48 KiB, up to the device's opt-in maximum.
 template <class Kernel>
 inline cudaError_t cudaFuncSetAttribute(Kernel* kernel, cudaFuncAttribute attribute, int value) {
-  return cudasim::detail::set_function_attribute(reinterpret_cast<const void*>(kernel), attribute,
-                                                 value);
+  return cudasim::detail::set_function_attribute(cudasim::detail::known_kernel(kernel), attribute, value);
 }
-/// Resident blocks per SM for a block size, from the modelled SM's thread, block and shared
-/// memory limits (registers are not modelled).
-template <class Kernel>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel*, int block_size,
+
+/// The kernel's limits: maxThreadsPerBlock (1024), maxDynamicSharedSizeBytes (48 KiB or what
+/// cudaFuncSetAttribute set), numRegs (32, assumed), sharedSizeBytes 0 (static shared memory is
+/// not known to the simulator). cudaErrorInvalidDeviceFunction for an address the simulator has
+/// not seen as a kernel (see cudaLaunchKernel).
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* func);
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, T* func) {
+  return cudaFuncGetAttributes(attributes, cudasim::detail::known_kernel(func));
+}
+
+/// Resident blocks per SM for a block size, from the modelled SM's limits: 2048 threads (block
+/// sizes rounded up to whole warps), 32 blocks, 228 KiB of shared memory of which each block
+/// takes its dynamic bytes plus 1 KiB reserved; registers are assumed never to limit (32 per
+/// thread fit 2048 threads). 0 when the dynamic shared memory exceeds what a block may have.
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
+                                                          size_t dynamic_shared_bytes);
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, T func, int block_size,
                                                                  size_t dynamic_shared_bytes) {
-  return cudasim::detail::occupancy_blocks_per_sm(blocks, block_size, dynamic_shared_bytes);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, cudasim::detail::known_kernel(func), block_size,
+                                                       dynamic_shared_bytes);
+}
+
+namespace cudasim::detail {
+cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const void* func,
+                                     size_t dynamic_shared_bytes, int block_size_limit);
+}  // namespace cudasim::detail
+
+/// The block size (at most `block_size_limit`, if not 0) with the most resident threads per SM,
+/// the largest on a tie, and the grid that fills every SM with it, as CUDA's calculator.
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, T func,
+                                                      size_t dynamic_shared_bytes = 0, int block_size_limit = 0) {
+  return cudasim::detail::max_potential_block_size(min_grid_size, block_size, cudasim::detail::known_kernel(func),
+                                                   dynamic_shared_bytes, block_size_limit);
 }

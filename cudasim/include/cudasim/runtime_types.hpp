@@ -157,6 +157,29 @@ enum cudaFuncAttribute {
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
 };
 
+/// What cudaFuncGetAttributes reports (fields and order as in CUDA 13). The simulator does not
+/// compile to a GPU, so register and local memory figures are assumptions (see
+/// docs/simulator.md) and static shared memory is not known (0).
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+  int clusterDimMustBeSet;
+  int requiredClusterWidth;
+  int requiredClusterHeight;
+  int requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+};
+
 struct cudaUUID_t { char bytes[16]; };
 
 /// Properties of the modelled device. Field names and order follow CUDA 13's cudaDeviceProp
