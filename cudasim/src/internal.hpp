@@ -70,6 +70,10 @@ bool is_pinned_host_pointer(const void* pointer);
 /// The device a cudaMalloc allocation belongs to, or -1 for memory that is not a device's.
 int device_of(const void* pointer);
 
+/// A graph's 1-D copy node: validated as cudaMemcpy validates, its work counted when it runs.
+cudaError_t copy_node_work(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                           std::function<void()>& work);
+
 // ---- links (links.cpp) ----------------------------------------------------------------------------
 /// Runs `copy` (of `bytes` from `src` to `dst`) and returns no sooner than the link model says
 /// such a copy takes (host link, peer link, or nothing within one device or within the host),

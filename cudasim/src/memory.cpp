@@ -311,6 +311,18 @@ void record_copy(const void* dst, const void* src, std::size_t bytes) {
 }
 }  // namespace
 
+cudaError_t copy_node_work(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                           std::function<void()>& work) {
+  const cudaError_t valid = check_copy(dst, src, count, kind, "cudaGraphAddMemcpyNode1D");
+  if (valid != cudaSuccess) return valid;
+  work = [=] {
+    if (count == 0) return;
+    record_copy(dst, src, count);  // counted each time the graph runs
+    copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); });
+  };
+  return cudaSuccess;
+}
+
 }  // namespace cudasim::detail
 
 using namespace cudasim::detail;

@@ -12,6 +12,11 @@
 #include "cudasim/execution.hpp"
 #include "cudasim/runtime_types.hpp"
 
+/// The CUDA runtime version the simulator follows (what cudaRuntimeGetVersion returns).
+#ifndef CUDART_VERSION
+#define CUDART_VERSION 13000
+#endif
+
 // ---- errors --------------------------------------------------------------------------------
 /// Returns the last error of this host thread and resets it to cudaSuccess (sticky errors
 /// from faulted kernels stay).
@@ -154,13 +159,42 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
 /// Stops recording and returns the graph of what was recorded, in stream order.
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
-/// Number of nodes (recorded operations); `nodes` may be null to ask for the count only.
+/// Number of nodes; `nodes` may be null to ask for the count only. Otherwise up to `*count`
+/// node handles are written (the rest of the array set to null) and `*count` says how many.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
 /// Queues the whole graph on `stream` as one operation: one host call instead of one per node.
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+
+// ---- CUDA graphs built node by node ----------------------------------------------------------------
+// A node runs after the nodes it depends on; the simulator runs a launched graph's nodes one
+// after another in an order that respects the dependencies (independent branches do not
+// overlap). `dependencies` may be null when `dependency_count` is 0.
+/// `flags` must be 0.
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags);
+/// A kernel launch; the kernel must be known to the simulator with its type, as for
+/// cudaLaunchKernel's C overload (else cudaErrorInvalidDeviceFunction). The arguments are copied
+/// now; the configuration is checked now, with the errors a launch gives.
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaKernelNodeParams* params,
+                                   const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+/// A copy of `count` bytes, checked now as cudaMemcpy checks it, done each time the graph runs.
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                     size_t dependency_count, void* dst, const void* src, size_t count,
+                                     cudaMemcpyKind kind);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                 size_t dependency_count, const cudaHostNodeParams* params);
+/// A node that does nothing: a join point for dependencies.
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                  size_t dependency_count);
+/// `to[i]` runs after `from[i]`. The CUDA 13 form with edge data (null, or all zero) and the
+/// CUDA 12 form without.
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     const cudaGraphEdgeData* edge_data, size_t count);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     size_t count);
 
 // ---- kernels --------------------------------------------------------------------------------------
 /// Launches `func` with `args[i]` pointing to its i-th argument (copied before the call returns).

@@ -243,6 +243,25 @@ typedef CUgraph_st* cudaGraph_t;
 typedef CUgraphExec_st* cudaGraphExec_t;
 typedef CUgraphNode_st* cudaGraphNode_t;
 
+/// A kernel node of a graph (cudaGraphAddKernelNode): `kernelParams[i]` points to the i-th
+/// argument, copied when the node is added. `extra` is not supported (must be null).
+struct cudaKernelNodeParams {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+
+/// What an edge of a graph carries (CUDA 13). Only the default, all zero, is supported.
+struct cudaGraphEdgeData {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+};
+
 enum cudaStreamCaptureMode {
   cudaStreamCaptureModeGlobal = 0,
   cudaStreamCaptureModeThreadLocal = 1,
@@ -267,6 +286,12 @@ typedef CUevent_st* cudaEvent_t;
 /// convention macro of the CUDA headers (empty outside Windows).
 #define CUDART_CB
 typedef void (*cudaHostFn_t)(void* user_data);
+
+/// A host node of a graph (cudaGraphAddHostNode).
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void* userData;
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
