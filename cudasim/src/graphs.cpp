@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <queue>
 
 #include "internal.hpp"
 
@@ -27,16 +28,17 @@ struct Node : CUgraphNode_st {
 };
 
 struct Graph : CUgraph_st {
-  std::vector<std::unique_ptr<Node>> nodes;  // in the order they were added
+  std::vector<std::unique_ptr<Node>> nodes;      // in the order they were added
+  std::map<const CUgraphNode_st*, size_t> index;  // a node's position in `nodes`
 
   Node* find(cudaGraphNode_t handle) const {
-    for (const auto& node : nodes)
-      if (node.get() == handle) return node.get();
-    return nullptr;
+    auto it = index.find(handle);
+    return it == index.end() ? nullptr : nodes[it->second].get();
   }
   Node* add(std::function<void()> work) {
     nodes.push_back(std::make_unique<Node>());
     nodes.back()->work = std::move(work);
+    index[nodes.back().get()] = nodes.size() - 1;
     return nodes.back().get();
   }
 };
@@ -94,21 +96,27 @@ cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNo
 /// The nodes' work with every node after its dependencies, ties in the order the nodes were
 /// added. False when the dependencies form a cycle.
 bool order_nodes(const Graph& g, GraphNodes& ordered) {
-  std::map<const Node*, size_t> waiting;  // dependencies not yet placed
-  for (const auto& node : g.nodes) waiting[node.get()] = node->dependencies.size();
-  std::vector<bool> placed(g.nodes.size(), false);
-  for (size_t done = 0; done < g.nodes.size(); ++done) {
-    size_t next = g.nodes.size();
-    for (size_t i = 0; i < g.nodes.size() && next == g.nodes.size(); ++i)
-      if (!placed[i] && waiting[g.nodes[i].get()] == 0) next = i;
-    if (next == g.nodes.size()) return false;
-    placed[next] = true;
-    const Node* n = g.nodes[next].get();
-    if (n->work) ordered.push_back(n->work);
-    for (const auto& other : g.nodes)
-      waiting[other.get()] -= std::count(other->dependencies.begin(), other->dependencies.end(), n);
+  const size_t count = g.nodes.size();
+  std::vector<size_t> waiting(count, 0);        // dependencies not yet placed
+  std::vector<std::vector<size_t>> after(count);  // the nodes that depend on each node
+  for (size_t i = 0; i < count; ++i)
+    for (const Node* d : g.nodes[i]->dependencies) {
+      ++waiting[i];
+      after[g.index.at(d)].push_back(i);
+    }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;  // earliest added first
+  for (size_t i = 0; i < count; ++i)
+    if (waiting[i] == 0) ready.push(i);
+  size_t placed = 0;
+  while (!ready.empty()) {
+    const size_t i = ready.top();
+    ready.pop();
+    ++placed;
+    if (g.nodes[i]->work) ordered.push_back(g.nodes[i]->work);
+    for (size_t next : after[i])
+      if (--waiting[next] == 0) ready.push(next);
   }
-  return true;
+  return placed == count;
 }
 
 }  // namespace
