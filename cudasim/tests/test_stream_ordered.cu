@@ -9,18 +9,11 @@
 #include <atomic>
 #include <vector>
 
+#include "clock_spin.cuh"
+
 namespace {
 
 #define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
-
-// About 20 ms on the simulator (clock64 counts nanoseconds there), ~10 ms on a GPU.
-constexpr long long kSlow = 20 * 1000 * 1000;
-
-__device__ void spin(long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-}
 
 __global__ void slow_fill(int* data, int n, int value, long long cycles) {
   if (threadIdx.x == 0 && blockIdx.x == 0) spin(cycles);
