@@ -93,9 +93,10 @@ endfunction()
 # Links the libraries an exercise may call (e.g. cublas) on either backend.
 function(course_link_libraries target)
   foreach(library IN LISTS ARGN)
-    if(library STREQUAL "cublas")
+    # The simulator's cuBLASLt lives in its cuBLAS library (it computes through cublasGemmEx).
+    if(library STREQUAL "cublas" OR library STREQUAL "cublasLt")
       if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
-        target_link_libraries(${target} PRIVATE CUDA::cublas)
+        target_link_libraries(${target} PRIVATE CUDA::${library})
       else()
         target_link_libraries(${target} PRIVATE cudasim_cublas)
       endif()

@@ -74,20 +74,6 @@ thread_local int this_thread_device = 0;
 
 int current_device() { return this_thread_device; }
 
-cudaError_t occupancy_blocks_per_sm(int* blocks, int block_size, size_t dynamic_shared_bytes) {
-  const cudaDeviceProp& p = device_properties();
-  if (blocks == nullptr || block_size <= 0 || block_size > p.maxThreadsPerBlock)
-    return record_error(cudaErrorInvalidValue);
-  int by_threads = p.maxThreadsPerMultiProcessor / block_size;
-  int by_shared = dynamic_shared_bytes == 0
-                      ? p.maxBlocksPerMultiProcessor
-                      : static_cast<int>(p.sharedMemPerMultiprocessor / dynamic_shared_bytes);
-  int result = by_threads < by_shared ? by_threads : by_shared;
-  if (result > p.maxBlocksPerMultiProcessor) result = p.maxBlocksPerMultiProcessor;
-  *blocks = result;
-  return cudaSuccess;
-}
-
 }  // namespace cudasim::detail
 
 using namespace cudasim::detail;

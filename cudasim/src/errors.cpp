@@ -87,6 +87,7 @@ constexpr ErrorText kErrors[] = {
     {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
     {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
     {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
     {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
     {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},

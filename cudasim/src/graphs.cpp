@@ -1,34 +1,59 @@
-// CUDA graphs by stream capture. A captured graph is the list of operations recorded on the
-// stream, in order; launching it queues one task on the target stream that runs them all, so
-// the host pays one call for the whole sequence. That is the point lesson 01 makes: a chain of
-// n tiny kernels costs n launch overheads one by one, and about one when replayed as a graph.
-// (Graphs built node by node with cudaGraphAdd*Node, and multi-stream capture, are not
-// supported.)
+// CUDA graphs, by stream capture and node by node. A graph is a set of nodes (the work of one
+// operation each) with dependencies; a captured graph is the chain of the operations recorded
+// on the stream, in order. Instantiating a graph orders its nodes once (dependencies first,
+// otherwise in the order they were added); launching it queues one task on the target stream
+// that runs them all, so the host pays one call for the whole sequence. That is the point
+// lesson 01 makes: a chain of n tiny kernels costs n launch overheads one by one, and about one
+// when replayed as a graph. Independent branches of a graph run one after another here, not
+// side by side. (Multi-stream capture, memory, memset, event and child-graph nodes, and
+// updating an instantiated graph are not supported.)
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <queue>
 
 #include "internal.hpp"
 
 struct CUgraph_st {};
 struct CUgraphExec_st {};
+struct CUgraphNode_st {};
 
 namespace cudasim::detail {
 namespace {
 
-struct Graph : CUgraph_st {
-  GraphNodes nodes;
-};
-struct GraphExec : CUgraphExec_st {
-  std::shared_ptr<const GraphNodes> nodes;
+struct Node : CUgraphNode_st {
+  std::function<void()> work;             // empty for an empty node
+  std::vector<const Node*> dependencies;  // nodes of the same graph that run before this one
 };
 
+struct Graph : CUgraph_st {
+  std::vector<std::unique_ptr<Node>> nodes;      // in the order they were added
+  std::map<const CUgraphNode_st*, size_t> index;  // a node's position in `nodes`
+
+  Node* find(cudaGraphNode_t handle) const {
+    auto it = index.find(handle);
+    return it == index.end() ? nullptr : nodes[it->second].get();
+  }
+  Node* add(std::function<void()> work) {
+    nodes.push_back(std::make_unique<Node>());
+    nodes.back()->work = std::move(work);
+    index[nodes.back().get()] = nodes.size() - 1;
+    return nodes.back().get();
+  }
+};
+
+struct GraphExec : CUgraphExec_st {
+  std::shared_ptr<const GraphNodes> nodes;  // the nodes' work in the order they run
+};
+
+// One lock for graphs, their nodes and executables (guards the maps and the graphs' contents).
 std::mutex graphs_mutex;
 std::map<const CUgraph_st*, std::unique_ptr<Graph>> graphs;
 std::map<const CUgraphExec_st*, std::unique_ptr<GraphExec>> executables;
 
+/// The caller holds graphs_mutex.
 Graph* find_graph(cudaGraph_t handle) {
-  std::lock_guard<std::mutex> lock(graphs_mutex);
   auto it = graphs.find(handle);
   return it == graphs.end() ? nullptr : it->second.get();
 }
@@ -37,6 +62,61 @@ GraphExec* find_exec(cudaGraphExec_t handle) {
   std::lock_guard<std::mutex> lock(graphs_mutex);
   auto it = executables.find(handle);
   return it == executables.end() ? nullptr : it->second.get();
+}
+
+Graph* register_graph(std::unique_ptr<Graph> g) {
+  Graph* raw = g.get();
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  graphs[raw] = std::move(g);
+  return raw;
+}
+
+/// Adds a node with `work` after `dependencies`, all of which must be nodes of `graph`.
+cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                     size_t dependency_count, std::function<void()> work) {
+  if (node == nullptr || (dependencies == nullptr && dependency_count != 0)) return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  Graph* g = find_graph(graph);
+  if (g == nullptr) return cudaErrorInvalidValue;
+  std::vector<const Node*> before;
+  for (size_t i = 0; i < dependency_count; ++i) {
+    const Node* d = g->find(dependencies[i]);
+    if (d == nullptr) {
+      report("cudaGraphAdd*Node: dependency %zu is not a node of this graph", i);
+      return cudaErrorInvalidValue;
+    }
+    before.push_back(d);
+  }
+  Node* added = g->add(std::move(work));
+  added->dependencies = std::move(before);
+  *node = added;
+  return cudaSuccess;
+}
+
+/// The nodes' work with every node after its dependencies, ties in the order the nodes were
+/// added. False when the dependencies form a cycle.
+bool order_nodes(const Graph& g, GraphNodes& ordered) {
+  const size_t count = g.nodes.size();
+  std::vector<size_t> waiting(count, 0);        // dependencies not yet placed
+  std::vector<std::vector<size_t>> after(count);  // the nodes that depend on each node
+  for (size_t i = 0; i < count; ++i)
+    for (const Node* d : g.nodes[i]->dependencies) {
+      ++waiting[i];
+      after[g.index.at(d)].push_back(i);
+    }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;  // earliest added first
+  for (size_t i = 0; i < count; ++i)
+    if (waiting[i] == 0) ready.push(i);
+  size_t placed = 0;
+  while (!ready.empty()) {
+    const size_t i = ready.top();
+    ready.pop();
+    ++placed;
+    if (g.nodes[i]->work) ordered.push_back(g.nodes[i]->work);
+    for (size_t next : after[i])
+      if (--waiting[next] == 0) ready.push(next);
+  }
+  return placed == count;
 }
 
 }  // namespace
@@ -53,12 +133,18 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
   if (graph == nullptr) return record_error(cudaErrorInvalidValue);
-  auto g = std::make_unique<Graph>();
-  const cudaError_t e = end_capture(stream, g->nodes);
+  GraphNodes recorded;
+  const cudaError_t e = end_capture(stream, recorded);
   if (e != cudaSuccess) return record_error(e);
-  *graph = g.get();
-  std::lock_guard<std::mutex> lock(graphs_mutex);
-  graphs[g.get()] = std::move(g);
+  // Stream order: each recorded operation depends on the one before it.
+  auto g = std::make_unique<Graph>();
+  const Node* previous = nullptr;
+  for (auto& work : recorded) {
+    Node* n = g->add(std::move(work));
+    if (previous != nullptr) n->dependencies.push_back(previous);
+    previous = n;
+  }
+  *graph = register_graph(std::move(g));
   return cudaSuccess;
 }
 
@@ -68,19 +154,117 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* 
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
-  Graph* g = find_graph(graph);
-  if (g == nullptr || count == nullptr) return record_error(cudaErrorInvalidValue);
-  if (nodes != nullptr) return record_error(cudaErrorNotSupported);  // node handles are not modelled
-  *count = g->nodes.size();
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags) {
+  if (graph == nullptr || flags != 0) return record_error(cudaErrorInvalidValue);
+  *graph = register_graph(std::make_unique<Graph>());
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
+  std::lock_guard<std::mutex> lock(graphs_mutex);
   Graph* g = find_graph(graph);
-  if (g == nullptr || exec == nullptr) return record_error(cudaErrorInvalidValue);
+  if (g == nullptr || count == nullptr) return record_error(cudaErrorInvalidValue);
+  if (nodes == nullptr) {
+    *count = g->nodes.size();
+    return cudaSuccess;
+  }
+  const size_t filled = std::min(*count, g->nodes.size());
+  for (size_t i = 0; i < *count; ++i) nodes[i] = i < filled ? g->nodes[i].get() : nullptr;
+  *count = filled;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaKernelNodeParams* params, const char* file,
+                                   unsigned line) {
+  if (params == nullptr) return record_error(cudaErrorInvalidValue);
+  ArgumentUnpacker unpack = nullptr;
+  std::size_t parameter_count = 0;
+  const char* name = nullptr;
+  if (!find_kernel(params->func, unpack, parameter_count, name)) {
+    report("cudaGraphAddKernelNode at %s:%u: %p is not a kernel the simulator has seen with its type; name "
+           "the kernel once before (for example cudaFuncGetAttributes(&attributes, kernel))",
+           file, line, params->func);
+    return record_error(cudaErrorInvalidDeviceFunction);
+  }
+  if (params->extra != nullptr) {
+    report("cudaGraphAddKernelNode at %s:%u: arguments in the `extra` format are not supported by the "
+           "simulator; pass them in kernelParams", file, line);
+    return record_error(cudaErrorNotSupported);
+  }
+  if (params->kernelParams == nullptr && parameter_count != 0) return record_error(cudaErrorInvalidValue);
+  const LaunchConfig config{{name, file, line}, params->gridDim, params->blockDim, params->sharedMemBytes, nullptr};
+  const cudaError_t valid = check_launch(config, params->func);
+  if (valid != cudaSuccess) return valid;
+  // The arguments are copied now, as CUDA copies them when the node is added.
+  return record_error(add_node(node, graph, dependencies, dependency_count,
+                               launch_work(config, unpack(params->func, params->kernelParams))));
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                     size_t dependency_count, void* dst, const void* src, size_t count,
+                                     cudaMemcpyKind kind) {
+  std::function<void()> work;
+  const cudaError_t valid = copy_node_work(dst, src, count, kind, work);
+  if (valid != cudaSuccess) return record_error(valid);
+  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                 size_t dependency_count, const cudaHostNodeParams* params) {
+  if (params == nullptr || params->fn == nullptr) return record_error(cudaErrorInvalidValue);
+  const cudaHostFn_t fn = params->fn;
+  void* const user_data = params->userData;
+  return record_error(add_node(node, graph, dependencies, dependency_count, [fn, user_data] { fn(user_data); }));
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                  size_t dependency_count) {
+  return record_error(add_node(node, graph, dependencies, dependency_count, {}));
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     const cudaGraphEdgeData* edge_data, size_t count) {
+  if (count != 0 && (from == nullptr || to == nullptr)) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  Graph* g = find_graph(graph);
+  if (g == nullptr) return record_error(cudaErrorInvalidValue);
+  for (size_t i = 0; i < count; ++i) {
+    if (edge_data != nullptr) {
+      const cudaGraphEdgeData& e = edge_data[i];
+      if (e.from_port != 0 || e.to_port != 0 || e.type != 0) {
+        report("cudaGraphAddDependencies: edge %zu has ports or a type; only default edges are supported", i);
+        return record_error(cudaErrorNotSupported);
+      }
+    }
+    const Node* before = g->find(from[i]);
+    Node* after = g->find(to[i]);
+    if (before == nullptr || after == nullptr || before == after) return record_error(cudaErrorInvalidValue);
+    after->dependencies.push_back(before);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     size_t count) {
+  return cudaGraphAddDependencies(graph, from, to, nullptr, count);
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
+  if (exec == nullptr) return record_error(cudaErrorInvalidValue);
   auto e = std::make_unique<GraphExec>();
-  e->nodes = std::make_shared<const GraphNodes>(g->nodes);  // later edits of the graph do not change it
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    Graph* g = find_graph(graph);
+    if (g == nullptr) return record_error(cudaErrorInvalidValue);
+    // A copy of the work: later edits of the graph do not change the executable.
+    auto ordered = std::make_shared<GraphNodes>();
+    if (!order_nodes(*g, *ordered)) {
+      report("cudaGraphInstantiate: the graph's dependencies form a cycle");
+      return record_error(cudaErrorInvalidValue);
+    }
+    e->nodes = std::move(ordered);
+  }
   *exec = e.get();
   std::lock_guard<std::mutex> lock(graphs_mutex);
   executables[e.get()] = std::move(e);

@@ -74,6 +74,10 @@ bool is_pinned_host_pointer(const void* pointer);
 /// The device a cudaMalloc allocation belongs to, or -1 for memory that is not a device's.
 int device_of(const void* pointer);
 
+/// A graph's 1-D copy node: validated as cudaMemcpy validates, its work counted when it runs.
+cudaError_t copy_node_work(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                           std::function<void()>& work);
+
 // ---- links (links.cpp) ----------------------------------------------------------------------------
 /// Runs `copy` (of `bytes` from `src` to `dst`) and returns no sooner than the link model says
 /// such a copy takes (host link, peer link, or nothing within one device or within the host),
@@ -168,6 +172,16 @@ bool is_capturing(cudaStream_t stream);
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);
 /// Queues and waits for completion.
 cudaError_t run_synchronously(cudaStream_t stream, std::function<void()> work);
+/// Validates a launch's configuration against the device and the kernel's attributes; reports
+/// and records the error a GPU gives (see submit_launch).
+cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id);
+/// The kernel's dynamic shared memory limit (48 KiB unless raised with cudaFuncSetAttribute).
+std::size_t dynamic_shared_limit(const void* kernel);
+/// The work that runs a checked launch, to queue on a stream or to keep in a graph.
+std::function<void()> launch_work(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel);
+/// The kernel registered at `kernel` (see register_kernel in execution.hpp): its arguments'
+/// unpacker and parameter count. False for an address the simulator has not seen as a kernel.
+bool find_kernel(const void* kernel, ArgumentUnpacker& unpack, std::size_t& parameter_count, const char*& name);
 /// Runs every block of a launch on the worker pool; returns when all have finished.
 void run_grid(const std::shared_ptr<LaunchState>& launch);
 void synchronize_all_streams();

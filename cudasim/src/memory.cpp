@@ -15,6 +15,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "internal.hpp"
@@ -223,10 +225,12 @@ bool is_pinned(const void* p) {
 
 const char* space_name(bool device) { return device ? "device" : "host"; }
 
-/// Checks that the pointers of a copy are where `kind` says they are.
-cudaError_t check_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
-                       const char* api) {
-  if (count == 0) return cudaSuccess;
+/// Checks that the pointers of a copy are where `kind` says they are, and that the
+/// `dst_bytes` at dst and `src_bytes` at src each lie inside one live allocation where they are
+/// device memory (a 2-D copy spans different byte ranges on its two sides).
+cudaError_t check_copy_spans(void* dst, std::size_t dst_bytes, const void* src, std::size_t src_bytes,
+                             cudaMemcpyKind kind, const char* api) {
+  if (dst_bytes == 0 || src_bytes == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) {
     report("%s: %s pointer is null", api, dst == nullptr ? "destination" : "source");
     return cudaErrorInvalidValue;
@@ -252,7 +256,7 @@ cudaError_t check_copy(void* dst, const void* src, std::size_t count, cudaMemcpy
     return cudaErrorInvalidValue;
   }
   // A device range must lie inside one allocation.
-  for (const void* p : {static_cast<const void*>(dst), src}) {
+  for (const auto& [p, count] : {std::pair<const void*, std::size_t>{dst, dst_bytes}, {src, src_bytes}}) {
     if (!is_device_pointer(p)) continue;
     AllocationInfo info;
     if (!arena().find(p, info, false)) {
@@ -267,6 +271,20 @@ cudaError_t check_copy(void* dst, const void* src, std::size_t count, cudaMemcpy
     }
   }
   return cudaSuccess;
+}
+
+cudaError_t check_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind, const char* api) {
+  return check_copy_spans(dst, count, src, count, kind, api);
+}
+
+/// Pointers handed to cudaFreeAsync whose free has not run yet: a second free is refused at
+/// once, as the allocation is no longer the caller's.
+std::mutex pending_frees_mutex;
+std::set<std::uintptr_t> pending_frees;
+
+bool free_is_pending(const void* p) {
+  std::lock_guard<std::mutex> lock(pending_frees_mutex);
+  return pending_frees.count(reinterpret_cast<std::uintptr_t>(p)) != 0;
 }
 
 }  // namespace
@@ -339,6 +357,18 @@ void record_copy(const void* dst, const void* src, std::size_t bytes) {
 }
 }  // namespace
 
+cudaError_t copy_node_work(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                           std::function<void()>& work) {
+  const cudaError_t valid = check_copy(dst, src, count, kind, "cudaGraphAddMemcpyNode1D");
+  if (valid != cudaSuccess) return valid;
+  work = [=] {
+    if (count == 0) return;
+    record_copy(dst, src, count);  // counted each time the graph runs
+    copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); });
+  };
+  return cudaSuccess;
+}
+
 }  // namespace cudasim::detail
 
 using namespace cudasim::detail;
@@ -372,6 +402,61 @@ cudaError_t cudaFree(void* ptr) {
     return record_error(cudaErrorInvalidValue);
   }
   return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file, unsigned line) {
+  if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
+  if (is_capturing(stream)) {
+    report("cudaMallocAsync at %s:%u: allocating inside a stream capture (a memory node) is not supported "
+           "by the simulator; allocate before the capture", file, line);
+    return record_error(cudaErrorStreamCaptureUnsupported);
+  }
+  // The address is reserved now, which is at least as early as stream order asks; the empty
+  // task only checks the stream handle.
+  const cudaError_t queued = enqueue(stream, [] {});
+  if (queued != cudaSuccess) return record_error(queued);
+  return cudaMalloc(ptr, size, file, line);
+}
+
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+  if (ptr == nullptr) return cudaSuccess;
+  AllocationInfo info;
+  if (!arena().find(ptr, info, false) || info.begin != reinterpret_cast<std::uintptr_t>(ptr) ||
+      free_is_pending(ptr)) {
+    report("cudaFreeAsync(%p): not the start of a live allocation (freed twice, or a host pointer?)", ptr);
+    return record_error(cudaErrorInvalidValue);
+  }
+  if (is_capturing(stream)) {
+    report("cudaFreeAsync(%p): freeing inside a stream capture (a memory node) is not supported by the "
+           "simulator; free after the graph has run", ptr);
+    return record_error(cudaErrorStreamCaptureUnsupported);
+  }
+  {
+    std::lock_guard<std::mutex> lock(pending_frees_mutex);
+    pending_frees.insert(reinterpret_cast<std::uintptr_t>(ptr));
+  }
+  const cudaError_t queued = enqueue(stream, [ptr] {
+    arena().free(ptr);  // on the stream's thread, after the work queued before it
+    std::lock_guard<std::mutex> lock(pending_frees_mutex);
+    pending_frees.erase(reinterpret_cast<std::uintptr_t>(ptr));
+  });
+  if (queued != cudaSuccess) {
+    std::lock_guard<std::mutex> lock(pending_frees_mutex);
+    pending_frees.erase(reinterpret_cast<std::uintptr_t>(ptr));
+  }
+  return record_error(queued);
+}
+
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height, const char* file,
+                            unsigned line) {
+  if (ptr == nullptr || pitch == nullptr) return record_error(cudaErrorInvalidValue);
+  // Rows start at multiples of the texture alignment (512 bytes), as on current GPUs, so that
+  // a warp's row accesses are aligned.
+  const std::size_t alignment = device_properties().textureAlignment;
+  const std::size_t row = (width + alignment - 1) / alignment * alignment;
+  const cudaError_t e = cudaMalloc(ptr, row * height, file, line);
+  if (e == cudaSuccess) *pitch = row;
+  return e;
 }
 
 cudaError_t cudaMallocHost(void** ptr, size_t size) { return cudaHostAlloc(ptr, size, cudaHostAllocDefault); }
@@ -467,25 +552,52 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   return record_error(sticky_error());
 }
 
-cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                         size_t height, cudaMemcpyKind kind) {
-  if (width > dpitch || width > spitch) return record_error(cudaErrorInvalidValue);
+namespace {
+/// Validates a 2-D copy; `rows` receives the copy of all rows, to run on a stream.
+cudaError_t prepare_copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                            size_t height, cudaMemcpyKind kind, const char* api, std::function<void()>& rows) {
+  if (width > dpitch || width > spitch) {
+    report("%s: the width (%zu bytes) is larger than the destination pitch (%zu) or the source pitch (%zu)",
+           api, width, dpitch, spitch);
+    return cudaErrorInvalidPitchValue;
+  }
   if (height == 0 || width == 0) return cudaSuccess;
   const std::size_t dst_span = dpitch * (height - 1) + width;
   const std::size_t src_span = spitch * (height - 1) + width;
-  // Validate both whole spans as if they were one copy each.
-  cudaError_t valid = check_copy(dst, src, std::min(dst_span, src_span), kind, "cudaMemcpy2D");
-  if (valid != cudaSuccess) return record_error(valid);
-  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
-  wait_for_other_devices(dst, src);
+  const cudaError_t valid = check_copy_spans(dst, dst_span, src, src_span, kind, api);
+  if (valid != cudaSuccess) return valid;
+  if (sticky_error() != cudaSuccess) return sticky_error();
   record_copy(dst, src, width * height);
-  run_synchronously(nullptr, [=] {
+  rows = [=] {
     copy_across_link(dst, src, width * height, [=] {
       for (std::size_t row = 0; row < height; ++row)
         std::memcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
     });
-  });
+  };
+  return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  std::function<void()> rows;
+  const cudaError_t valid = prepare_copy_2d(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D", rows);
+  if (valid != cudaSuccess || !rows) return record_error(valid);
+  wait_for_other_devices(dst, src);
+  run_synchronously(nullptr, rows);
   return record_error(sticky_error());
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  std::function<void()> rows;
+  const cudaError_t valid =
+      prepare_copy_2d(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync", rows);
+  if (valid != cudaSuccess || !rows) return record_error(valid);
+  // Asynchronous under the same rule as cudaMemcpyAsync: only with page-locked host memory.
+  const void* host_side = is_device_pointer(dst) ? src : dst;
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
+  return record_error(asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows));
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {

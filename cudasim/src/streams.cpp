@@ -303,6 +303,14 @@ std::shared_ptr<EventRecord> last_record(Event* e) {
 std::mutex attributes_mutex;
 std::map<const void*, std::size_t> max_dynamic_shared;  // per kernel, set by cudaFuncSetAttribute
 
+cudaError_t fail_launch(const LaunchConfig& c, cudaError_t error, const std::string& why) {
+  report("launch of '%s' at %s:%u failed with %s: %s", c.site.kernel_name, c.site.file,
+         c.site.line, cudaGetErrorName(error), why.c_str());
+  return record_error(error);
+}
+
+}  // namespace
+
 /// The kernel's dynamic shared memory limit. A null `kernel` is a launch that could not tell
 /// which function it calls (an overloaded or deduced kernel whose arguments need converting,
 /// see NamedLaunch): it gets the largest limit any kernel was given, so that a raised limit is
@@ -317,14 +325,6 @@ std::size_t dynamic_shared_limit(const void* kernel) {
   auto it = max_dynamic_shared.find(kernel);
   return it == max_dynamic_shared.end() ? kDefaultDynamicSharedLimit : it->second;
 }
-
-cudaError_t fail_launch(const LaunchConfig& c, cudaError_t error, const std::string& why) {
-  report("launch of '%s' at %s:%u failed with %s: %s", c.site.kernel_name, c.site.file,
-         c.site.line, cudaGetErrorName(error), why.c_str());
-  return record_error(error);
-}
-
-}  // namespace
 
 cudaError_t enqueue(cudaStream_t handle, std::function<void()> work) {
   StreamRegistry& r = streams();
@@ -416,58 +416,64 @@ void synchronize_all_streams() { synchronize_streams(-1); }
 
 void synchronize_device_streams(int device) { synchronize_streams(device); }
 
-void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
-                   const void* kernel_id) {
+cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id) {
   const cudaDeviceProp& p = device_properties();
   const dim3 b = config.block, g = config.grid;
   const unsigned long long threads = static_cast<unsigned long long>(b.x) * b.y * b.z;
   if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) {
-    fail_launch(config, cudaErrorInvalidConfiguration,
-                format_string("grid (%u,%u,%u) and block (%u,%u,%u) must be at least 1 in every "
-                              "dimension", g.x, g.y, g.z, b.x, b.y, b.z));
-    return;
+    return fail_launch(config, cudaErrorInvalidConfiguration,
+                       format_string("grid (%u,%u,%u) and block (%u,%u,%u) must be at least 1 in every "
+                                     "dimension", g.x, g.y, g.z, b.x, b.y, b.z));
   }
   if (threads > static_cast<unsigned long long>(p.maxThreadsPerBlock) ||
       b.x > static_cast<unsigned>(p.maxThreadsDim[0]) || b.y > static_cast<unsigned>(p.maxThreadsDim[1]) ||
       b.z > static_cast<unsigned>(p.maxThreadsDim[2])) {
-    fail_launch(config, cudaErrorInvalidConfiguration,
-                format_string("block (%u,%u,%u) has %llu threads; at most %d per block, and at "
-                              "most (%d,%d,%d) per dimension", b.x, b.y, b.z, threads,
-                              p.maxThreadsPerBlock, p.maxThreadsDim[0], p.maxThreadsDim[1],
-                              p.maxThreadsDim[2]));
-    return;
+    return fail_launch(config, cudaErrorInvalidConfiguration,
+                       format_string("block (%u,%u,%u) has %llu threads; at most %d per block, and at "
+                                     "most (%d,%d,%d) per dimension", b.x, b.y, b.z, threads,
+                                     p.maxThreadsPerBlock, p.maxThreadsDim[0], p.maxThreadsDim[1],
+                                     p.maxThreadsDim[2]));
   }
   if (g.x > static_cast<unsigned>(p.maxGridSize[0]) || g.y > static_cast<unsigned>(p.maxGridSize[1]) ||
       g.z > static_cast<unsigned>(p.maxGridSize[2])) {
-    fail_launch(config, cudaErrorInvalidConfiguration,
-                format_string("grid (%u,%u,%u) exceeds the maximum (%d,%d,%d)", g.x, g.y, g.z,
-                              p.maxGridSize[0], p.maxGridSize[1], p.maxGridSize[2]));
-    return;
+    return fail_launch(config, cudaErrorInvalidConfiguration,
+                       format_string("grid (%u,%u,%u) exceeds the maximum (%d,%d,%d)", g.x, g.y, g.z,
+                                     p.maxGridSize[0], p.maxGridSize[1], p.maxGridSize[2]));
   }
   const std::size_t limit = dynamic_shared_limit(kernel_id);
   if (config.dynamic_shared_bytes > limit) {
-    fail_launch(config, cudaErrorInvalidValue,
-                format_string("%zu bytes of dynamic shared memory requested; the limit for this "
-                              "kernel is %zu (raise it with cudaFuncSetAttribute(kernel, "
-                              "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to %zu)",
-                              config.dynamic_shared_bytes, limit, p.sharedMemPerBlockOptin));
-    return;
+    return fail_launch(config, cudaErrorInvalidValue,
+                       format_string("%zu bytes of dynamic shared memory requested; the limit for this "
+                                     "kernel is %zu (raise it with cudaFuncSetAttribute(kernel, "
+                                     "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to %zu)",
+                                     config.dynamic_shared_bytes, limit, p.sharedMemPerBlockOptin));
   }
-  if (sticky_error() != cudaSuccess) {
-    record_error(sticky_error());  // a faulted context runs nothing more
-    return;
-  }
-  count_kernel_launch_call();
+  // A faulted context runs nothing more.
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  return cudaSuccess;
+}
+
+std::function<void()> launch_work(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel) {
   // The launch's state is made when it runs, so that a launch recorded into a graph starts
   // fresh (counters, fault flag) each time the graph is replayed.
-  const cudaError_t queued = enqueue(config.stream, [config, kernel = std::move(kernel), device = current_device()] {
+  // The device is the one current when the launch is made (a graph's node: when it is added).
+  return [config, kernel = std::move(kernel), device = current_device()] {
     auto launch = std::make_shared<LaunchState>();
     launch->config = config;
     launch->device = device;
     launch->kernel = kernel;
     run_grid(launch);
-  });
-  if (queued != cudaSuccess) fail_launch(config, queued, "the stream handle is not valid");
+  };
+}
+
+cudaError_t submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
+                          const void* kernel_id) {
+  const cudaError_t valid = check_launch(config, kernel_id);
+  if (valid != cudaSuccess) return valid;
+  count_kernel_launch_call();
+  const cudaError_t queued = enqueue(config.stream, launch_work(config, std::move(kernel)));
+  if (queued != cudaSuccess) return fail_launch(config, queued, "the stream handle is not valid");
+  return cudaSuccess;
 }
 
 cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value) {
@@ -553,6 +559,14 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   }
   s->changed.notify_all();
   return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  if (fn == nullptr) return record_error(cudaErrorInvalidValue);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  // Runs on the stream's own thread, in order with its kernels and copies (and is recorded
+  // as a host node while the stream captures).
+  return record_error(enqueue(stream, [fn, user_data] { fn(user_data); }));
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }

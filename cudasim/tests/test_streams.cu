@@ -8,18 +8,11 @@
 
 #include <vector>
 
+#include "clock_spin.cuh"
+
 namespace {
 
 #define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
-
-// About 20 ms on the simulator (clock64 counts nanoseconds there), ~10 ms on a GPU.
-constexpr long long kSlow = 20 * 1000 * 1000;
-
-__device__ void spin(long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-}
 
 /// One thread waits, then writes: a late write that a missing dependency would miss.
 __global__ void slow_store(int* target, int value, long long cycles) {

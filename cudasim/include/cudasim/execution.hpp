@@ -12,6 +12,7 @@
 /// (found by argument-dependent lookup) pairs them with the kernel's function pointer.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -194,10 +195,64 @@ struct LaunchConfig {
 };
 
 /// Validates the configuration (setting the launch error as a GPU would) and queues the
-/// launch on its stream. `kernel_id` identifies the kernel for cudaFuncSetAttribute; null when
-/// the launch cannot tell which function it calls (see NamedLaunch).
-void submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
-                   const void* kernel_id);
+/// launch on its stream; returns the launch error. `kernel_id` identifies the kernel for
+/// cudaFuncSetAttribute; null when the launch cannot tell which function it calls (see
+/// NamedLaunch).
+cudaError_t submit_launch(const LaunchConfig& config, std::shared_ptr<const KernelInstance> kernel,
+                          const void* kernel_id);
+
+// ---- kernels known by address (cudaLaunchKernel, graph kernel nodes) ----------------------
+// A `const void*` to a kernel says nothing of its parameters, which the simulator needs to copy
+// `void** args` into a launch. Every place where the compiler still sees a kernel's type (a
+// launch by chevrons of one function, the C++ overloads of cudaLaunchKernel, cudaFuncSetAttribute,
+// cudaFuncGetAttributes and the occupancy calls) registers it with the function below, which
+// unpacks its arguments; the C API then finds it by address.
+
+/// Copies the arguments that `args` points to (one pointer per parameter, as cudaLaunchKernel
+/// takes them) into an instance of `kernel` that can run.
+using ArgumentUnpacker = std::shared_ptr<const KernelInstance> (*)(const void* kernel, void* const* args);
+
+template <class... Params, std::size_t... I>
+std::shared_ptr<const KernelInstance> unpack_arguments(void (*kernel)(Params...), void* const* args,
+                                                       std::index_sequence<I...>) {
+  (void)args;  // unused when the kernel has no parameters
+  std::tuple<std::decay_t<Params>...> bound(*static_cast<const std::decay_t<Params>*>(args[I])...);
+  return std::make_shared<const BoundKernel<PointerInvoker<Params...>, Params...>>(PointerInvoker<Params...>{kernel},
+                                                                                   std::move(bound));
+}
+template <class... Params>
+std::shared_ptr<const KernelInstance> unpack_arguments_of(const void* kernel, void* const* args) {
+  auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(kernel));
+  return unpack_arguments(typed, args, std::index_sequence_for<Params...>{});
+}
+
+/// Records that `kernel` has `parameter_count` parameters unpacked by `unpack`.
+void register_kernel(const void* kernel, ArgumentUnpacker unpack, std::size_t parameter_count);
+
+/// Registers a kernel whose type the caller sees, and returns its address as the runtime's key.
+template <class... Params>
+const void* known_kernel(void (*kernel)(Params...)) {
+  const void* id = reinterpret_cast<const void*>(kernel);
+  register_kernel(id, &unpack_arguments_of<Params...>, sizeof...(Params));
+  return id;
+}
+/// Anything else (a `void*` already): nothing to register.
+template <class T>
+const void* known_kernel(T* pointer) {
+  return reinterpret_cast<const void*>(pointer);
+}
+
+/// Registers the kernel of a launch by chevrons once per launch site (and again when the same
+/// site launches another function through a pointer variable).
+template <class Site, class... Params>
+void register_launched_kernel(void (*kernel)(Params...)) {
+  static std::atomic<const void*> last{nullptr};
+  const void* id = reinterpret_cast<const void*>(kernel);
+  if (last.load(std::memory_order_relaxed) != id) {
+    known_kernel(kernel);
+    last.store(id, std::memory_order_relaxed);
+  }
+}
 
 /// Binds arguments converted to the parameter types of `kernel`, once, as a real launch
 /// converts them, and submits; each thread gets copies. `invoker` runs one thread. Arguments
@@ -207,6 +262,7 @@ void submit_converted(const LaunchConfig& config, Invoker invoker, void (*kernel
   if constexpr (sizeof...(Params) == sizeof...(Args) &&
                 std::is_constructible_v<std::tuple<std::decay_t<Params>...>, Args&&...>) {
     std::tuple<std::decay_t<Params>...> bound(std::forward<Args>(args)...);
+    register_launched_kernel<Invoker>(kernel);
     submit_launch(config,
                   std::make_shared<const BoundKernel<Invoker, Params...>>(std::move(invoker), std::move(bound)),
                   reinterpret_cast<const void*>(kernel));

@@ -9,7 +9,13 @@
 
 #include <cstddef>
 
+#include "cudasim/execution.hpp"
 #include "cudasim/runtime_types.hpp"
+
+/// The CUDA runtime version the simulator follows (what cudaRuntimeGetVersion returns).
+#ifndef CUDART_VERSION
+#define CUDART_VERSION 13000
+#endif
 
 // ---- errors --------------------------------------------------------------------------------
 /// Returns the last error of this host thread and resets it to cudaSuccess (sticky errors
@@ -57,6 +63,25 @@ inline cudaError_t cudaMallocManaged(T** ptr, size_t size, unsigned flags = cuda
   return cudaMallocManaged(reinterpret_cast<void**>(ptr), size, flags, file, line);
 }
 cudaError_t cudaFree(void* ptr);
+/// Stream-ordered allocation: the buffer may be used by work queued on `stream` after this
+/// call (and by other streams once ordered after it). The simulator reserves it at once.
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file = __builtin_FILE(),
+                            unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMallocAsync(T** ptr, size_t size, cudaStream_t stream, const char* file = __builtin_FILE(),
+                                   unsigned line = __builtin_LINE()) {
+  return cudaMallocAsync(reinterpret_cast<void**>(ptr), size, stream, file, line);
+}
+/// Frees in stream order: after the work queued on `stream` before it has finished.
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
+/// Rows of `width` bytes, each starting at a multiple of the returned pitch (512 bytes here).
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
+                            const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height,
+                                   const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return cudaMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height, file, line);
+}
 /// Page-locked host memory (recorded as such, so copies from it can be modelled as DMA).
 cudaError_t cudaMallocHost(void** ptr, size_t size);
 template <class T>
@@ -79,6 +104,9 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
                             cudaStream_t stream = nullptr);
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind);
+/// `height` rows of `width` bytes; cudaErrorInvalidPitchValue when a pitch is below the width.
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* ptr, int value, size_t count);
 /// Copies between two devices' memory across the modelled peer link (cudasim/link_model.hpp).
 cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count);
@@ -110,6 +138,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 /// cudaSuccess when all work queued on the stream has finished, else cudaErrorNotReady.
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
+/// Queues a call of `fn(user_data)` on the stream: it runs after the work queued before it and
+/// before the work queued after it. (It must not call the CUDA API, as on a GPU.)
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
@@ -128,7 +159,8 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
 /// Stops recording and returns the graph of what was recorded, in stream order.
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
-/// Number of nodes (recorded operations); `nodes` may be null to ask for the count only.
+/// Number of nodes; `nodes` may be null to ask for the count only. Otherwise up to `*count`
+/// node handles are written (the rest of the array set to null) and `*count` says how many.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
 /// Queues the whole graph on `stream` as one operation: one host call instead of one per node.
@@ -136,23 +168,96 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 
+// ---- CUDA graphs built node by node ----------------------------------------------------------------
+// A node runs after the nodes it depends on; the simulator runs a launched graph's nodes one
+// after another in an order that respects the dependencies (independent branches do not
+// overlap). `dependencies` may be null when `dependency_count` is 0.
+/// `flags` must be 0.
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned flags);
+/// A kernel launch; the kernel must be known to the simulator with its type, as for
+/// cudaLaunchKernel's C overload (else cudaErrorInvalidDeviceFunction). The arguments are copied
+/// now; the configuration is checked now, with the errors a launch gives.
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaKernelNodeParams* params,
+                                   const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+/// A copy of `count` bytes, checked now as cudaMemcpy checks it, done each time the graph runs.
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                     size_t dependency_count, void* dst, const void* src, size_t count,
+                                     cudaMemcpyKind kind);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                 size_t dependency_count, const cudaHostNodeParams* params);
+/// A node that does nothing: a join point for dependencies.
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                  size_t dependency_count);
+/// `to[i]` runs after `from[i]`. The CUDA 13 form with edge data (null, or all zero) and the
+/// CUDA 12 form without.
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     const cudaGraphEdgeData* edge_data, size_t count);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                     size_t count);
+
 // ---- kernels --------------------------------------------------------------------------------------
+/// Launches `func` with `args[i]` pointing to its i-th argument (copied before the call returns).
+/// The simulator must know the kernel's parameter types to copy them: it knows every kernel it
+/// has seen with its type (launched by chevrons, or passed without a cast to the C++ overloads
+/// below, cudaFuncGetAttributes, cudaFuncSetAttribute or the occupancy calls). Any other address
+/// is cudaErrorInvalidDeviceFunction, with a line on stderr saying how to make it known.
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                             cudaStream_t stream, const char* file = __builtin_FILE(),
+                             unsigned line = __builtin_LINE());
+/// The C++ overload: the kernel's type is known here, so any kernel works.
+template <class T>
+inline cudaError_t cudaLaunchKernel(T* func, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
+                                    cudaStream_t stream = nullptr, const char* file = __builtin_FILE(),
+                                    unsigned line = __builtin_LINE()) {
+  return cudaLaunchKernel(cudasim::detail::known_kernel(func), grid, block, args, shared_bytes, stream, file,
+                          line);
+}
+
 namespace cudasim::detail {
 cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value);
-cudaError_t occupancy_blocks_per_sm(int* blocks, int block_size, size_t dynamic_shared_bytes);
 }  // namespace cudasim::detail
 
 /// Only cudaFuncAttributeMaxDynamicSharedMemorySize has an effect: it raises the kernel's
 /// dynamic shared memory limit above the default 48 KiB, up to the device's opt-in maximum.
 template <class Kernel>
 inline cudaError_t cudaFuncSetAttribute(Kernel* kernel, cudaFuncAttribute attribute, int value) {
-  return cudasim::detail::set_function_attribute(reinterpret_cast<const void*>(kernel), attribute,
-                                                 value);
+  return cudasim::detail::set_function_attribute(cudasim::detail::known_kernel(kernel), attribute, value);
 }
-/// Resident blocks per SM for a block size, from the modelled SM's thread, block and shared
-/// memory limits (registers are not modelled).
-template <class Kernel>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel*, int block_size,
+
+/// The kernel's limits: maxThreadsPerBlock (1024), maxDynamicSharedSizeBytes (48 KiB or what
+/// cudaFuncSetAttribute set), numRegs (32, assumed), sharedSizeBytes 0 (static shared memory is
+/// not known to the simulator). cudaErrorInvalidDeviceFunction for an address the simulator has
+/// not seen as a kernel (see cudaLaunchKernel).
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* func);
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, T* func) {
+  return cudaFuncGetAttributes(attributes, cudasim::detail::known_kernel(func));
+}
+
+/// Resident blocks per SM for a block size, from the modelled SM's limits: 2048 threads (block
+/// sizes rounded up to whole warps), 32 blocks, 228 KiB of shared memory of which each block
+/// takes its dynamic bytes plus 1 KiB reserved; registers are assumed never to limit (32 per
+/// thread fit 2048 threads). 0 when the dynamic shared memory exceeds what a block may have.
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
+                                                          size_t dynamic_shared_bytes);
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, T func, int block_size,
                                                                  size_t dynamic_shared_bytes) {
-  return cudasim::detail::occupancy_blocks_per_sm(blocks, block_size, dynamic_shared_bytes);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, cudasim::detail::known_kernel(func), block_size,
+                                                       dynamic_shared_bytes);
+}
+
+namespace cudasim::detail {
+cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const void* func,
+                                     size_t dynamic_shared_bytes, int block_size_limit);
+}  // namespace cudasim::detail
+
+/// The block size (at most `block_size_limit`, if not 0) with the most resident threads per SM,
+/// the largest on a tie, and the grid that fills every SM with it, as CUDA's calculator.
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, T func,
+                                                      size_t dynamic_shared_bytes = 0, int block_size_limit = 0) {
+  return cudasim::detail::max_potential_block_size(min_grid_size, block_size, cudasim::detail::known_kernel(func),
+                                                   dynamic_shared_bytes, block_size_limit);
 }

@@ -94,6 +94,7 @@ enum cudaError {
   cudaErrorInitializationError = 3,
   cudaErrorCudartUnloading = 4,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
   cudaErrorInvalidSymbol = 13,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
@@ -156,6 +157,29 @@ enum cudaDeviceAttr {
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+
+/// What cudaFuncGetAttributes reports (fields and order as in CUDA 13). The simulator does not
+/// compile to a GPU, so register and local memory figures are assumptions (see
+/// docs/simulator.md) and static shared memory is not known (0).
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+  int clusterDimMustBeSet;
+  int requiredClusterWidth;
+  int requiredClusterHeight;
+  int requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
 };
 
 struct cudaUUID_t { char bytes[16]; };
@@ -221,6 +245,25 @@ typedef CUgraph_st* cudaGraph_t;
 typedef CUgraphExec_st* cudaGraphExec_t;
 typedef CUgraphNode_st* cudaGraphNode_t;
 
+/// A kernel node of a graph (cudaGraphAddKernelNode): `kernelParams[i]` points to the i-th
+/// argument, copied when the node is added. `extra` is not supported (must be null).
+struct cudaKernelNodeParams {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+
+/// What an edge of a graph carries (CUDA 13). Only the default, all zero, is supported.
+struct cudaGraphEdgeData {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+};
+
 enum cudaStreamCaptureMode {
   cudaStreamCaptureModeGlobal = 0,
   cudaStreamCaptureModeThreadLocal = 1,
@@ -240,6 +283,17 @@ typedef CUevent_st* cudaEvent_t;
 /// The legacy default stream (also what 0 / nullptr means) and the per-thread default stream.
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+
+/// A host function queued on a stream with cudaLaunchHostFunc. CUDART_CB is the calling
+/// convention macro of the CUDA headers (empty outside Windows).
+#define CUDART_CB
+typedef void (*cudaHostFn_t)(void* user_data);
+
+/// A host node of a graph (cudaGraphAddHostNode).
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void* userData;
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01

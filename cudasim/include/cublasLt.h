@@ -1,0 +1,89 @@
+/// @file cublasLt.h
+/// @brief The simulator's stand-in for cuBLASLt: enough of the API for a plain matmul,
+/// D = alpha·op(A)·op(B) + beta·C, computed on the CPU by the same CBLAS as cublas_v2.h.
+///
+/// Supported: column-major layouts (cublasLtMatrixLayoutCreate; the layout attributes, such as
+/// row-major order or batches, are not provided), A and B both CUDA_R_32F or both CUDA_R_16BF,
+/// C and D CUDA_R_32F or CUDA_R_16BF (the same type), a CUBLAS_COMPUTE_32F* compute type with
+/// CUDA_R_32F scale type, the descriptor attributes TRANSA, TRANSB, POINTER_MODE (host or
+/// device), COMPUTE_TYPE, SCALE_TYPE and EPILOGUE (CUBLASLT_EPILOGUE_DEFAULT only). D may be C
+/// or another buffer with C's layout. `algo` may be null (there is one algorithm) and the
+/// workspace is not used. Other types and attributes return CUBLAS_STATUS_NOT_SUPPORTED with a
+/// line on stderr; functions not declared here (heuristics, transforms, layout attributes) are
+/// a compile error. The call is queued on `stream`, in order with kernels and copies there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cublas_v2.h>
+
+struct cublasLtContext;
+/// A cuBLASLt context (cublasLtCreate / cublasLtDestroy).
+typedef struct cublasLtContext* cublasLtHandle_t;
+
+struct cublasLtMatmulDescOpaque_t;
+/// What a matmul computes: compute and scale types, transposes, pointer mode.
+typedef cublasLtMatmulDescOpaque_t* cublasLtMatmulDesc_t;
+
+struct cublasLtMatrixLayoutOpaque_t;
+/// A column-major matrix: element type, rows, columns, leading dimension.
+typedef cublasLtMatrixLayoutOpaque_t* cublasLtMatrixLayout_t;
+
+/// An algorithm choice; the simulator has one, so any value (or null) means it.
+typedef struct {
+  uint64_t data[8];
+} cublasLtMatmulAlgo_t;
+
+/// Where alpha and beta live (values as in the CUDA toolkit).
+typedef enum {
+  CUBLASLT_POINTER_MODE_HOST = CUBLAS_POINTER_MODE_HOST,
+  CUBLASLT_POINTER_MODE_DEVICE = CUBLAS_POINTER_MODE_DEVICE,
+} cublasLtPointerMode_t;
+
+/// Matmul descriptor attributes (values as in the CUDA toolkit); the simulator accepts those
+/// listed in the file comment.
+typedef enum {
+  CUBLASLT_MATMUL_DESC_COMPUTE_TYPE = 0,
+  CUBLASLT_MATMUL_DESC_SCALE_TYPE = 1,
+  CUBLASLT_MATMUL_DESC_POINTER_MODE = 2,
+  CUBLASLT_MATMUL_DESC_TRANSA = 3,
+  CUBLASLT_MATMUL_DESC_TRANSB = 4,
+  CUBLASLT_MATMUL_DESC_TRANSC = 5,
+  CUBLASLT_MATMUL_DESC_FILL_MODE = 6,
+  CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
+  CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,
+} cublasLtMatmulDescAttributes_t;
+
+/// What is applied to the result; only the default (nothing) is supported.
+typedef enum {
+  CUBLASLT_EPILOGUE_DEFAULT = 1,
+  CUBLASLT_EPILOGUE_RELU = 2,
+  CUBLASLT_EPILOGUE_BIAS = 4,
+  CUBLASLT_EPILOGUE_GELU = 32,
+} cublasLtEpilogue_t;
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle);
+/// Waits for all queued device work and releases the handle.
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle);
+const char* cublasLtGetStatusName(cublasStatus_t status);
+const char* cublasLtGetStatusString(cublasStatus_t status);
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute_type,
+                                        cudaDataType_t scale_type);
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc);
+/// CUBLAS_STATUS_INVALID_VALUE when `buf` is null or `size` is not the attribute's size.
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
+                                              const void* buf, size_t size);
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type, uint64_t rows,
+                                          uint64_t cols, int64_t ld);
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout);
+
+/// D = alpha·op(A)·op(B) + beta·C, queued on `stream`. op(A) is m x k and op(B) k x n, where
+/// D (and C) are m x n; a shape that does not agree is CUBLAS_STATUS_INVALID_VALUE.
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha, const void* A,
+                              cublasLtMatrixLayout_t Adesc, const void* B, cublasLtMatrixLayout_t Bdesc,
+                              const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo, void* workspace,
+                              size_t workspace_bytes, cudaStream_t stream);

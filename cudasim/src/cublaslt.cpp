@@ -1,0 +1,220 @@
+// The cuBLASLt subset (cublasLt.h): a plain matmul, D = alpha·op(A)·op(B) + beta·C, checked
+// here and computed by the cuBLAS subset's cublasGemmEx (cublas.cpp) on an internal handle, so
+// that both libraries validate operands, queue work and round bf16 the same way.
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "cublasLt.h"
+#include "internal.hpp"
+
+struct cublasLtContext {
+  cublasHandle_t blas = nullptr;  // runs the computations; its stream and pointer mode set per call
+  std::mutex mutex;               // one call at a time sets them
+};
+
+struct cublasLtMatmulDescOpaque_t {
+  cublasComputeType_t compute_type;
+  cudaDataType_t scale_type;
+  cublasOperation_t transa = CUBLAS_OP_N;
+  cublasOperation_t transb = CUBLAS_OP_N;
+  cublasLtPointerMode_t pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+};
+
+struct cublasLtMatrixLayoutOpaque_t {
+  cudaDataType type;
+  uint64_t rows;
+  uint64_t cols;
+  int64_t ld;
+};
+
+namespace cudasim::detail {
+namespace {
+
+std::mutex lt_handles_mutex;
+std::set<const cublasLtContext*> lt_handles;
+
+bool live(cublasLtHandle_t handle) {
+  std::lock_guard<std::mutex> lock(lt_handles_mutex);
+  return handle != nullptr && lt_handles.count(handle) != 0;
+}
+
+bool float_compute(cublasComputeType_t t) {
+  return t == CUBLAS_COMPUTE_32F || t == CUBLAS_COMPUTE_32F_PEDANTIC || t == CUBLAS_COMPUTE_32F_FAST_16F ||
+         t == CUBLAS_COMPUTE_32F_FAST_16BF || t == CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+
+bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF; }
+
+std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF ? 2 : 4; }
+
+cublasStatus_t not_supported(const char* why) {
+  report("cublasLtMatmul: %s (CUBLAS_STATUS_NOT_SUPPORTED)", why);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+/// Reads an attribute value of exactly `size` bytes.
+template <class T>
+bool read_attribute(const void* buf, std::size_t size, T& value) {
+  if (buf == nullptr || size != sizeof(T)) return false;
+  std::memcpy(&value, buf, sizeof(T));
+  return true;
+}
+
+}  // namespace
+}  // namespace cudasim::detail
+
+using namespace cudasim::detail;
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
+  if (handle == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  auto* context = new cublasLtContext;
+  const cublasStatus_t status = cublasCreate(&context->blas);  // loads the CBLAS
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    delete context;
+    return status;
+  }
+  std::lock_guard<std::mutex> lock(lt_handles_mutex);
+  lt_handles.insert(context);
+  *handle = context;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
+  {
+    std::lock_guard<std::mutex> lock(lt_handles_mutex);
+    if (handle == nullptr || lt_handles.erase(handle) == 0) return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
+  const cublasStatus_t status = cublasDestroy(handle->blas);  // waits for queued work
+  delete handle;
+  return status;
+}
+
+const char* cublasLtGetStatusName(cublasStatus_t status) { return cublasGetStatusName(status); }
+const char* cublasLtGetStatusString(cublasStatus_t status) { return cublasGetStatusString(status); }
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute_type,
+                                        cudaDataType_t scale_type) {
+  if (desc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *desc = new cublasLtMatmulDescOpaque_t{compute_type, scale_type};
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+  delete desc;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
+                                              const void* buf, size_t size) {
+  if (desc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  int32_t value = 0;  // every attribute the simulator takes is 32 bits wide
+  const bool read = read_attribute(buf, size, value);
+  switch (attribute) {
+    case CUBLASLT_MATMUL_DESC_TRANSA:
+    case CUBLASLT_MATMUL_DESC_TRANSB: {
+      if (!read) return CUBLAS_STATUS_INVALID_VALUE;
+      const auto op = static_cast<cublasOperation_t>(value);
+      if (op != CUBLAS_OP_N && op != CUBLAS_OP_T && op != CUBLAS_OP_C) return CUBLAS_STATUS_INVALID_VALUE;
+      (attribute == CUBLASLT_MATMUL_DESC_TRANSA ? desc->transa : desc->transb) = op;
+      return CUBLAS_STATUS_SUCCESS;
+    }
+    case CUBLASLT_MATMUL_DESC_POINTER_MODE:
+      if (!read) return CUBLAS_STATUS_INVALID_VALUE;
+      if (value != CUBLASLT_POINTER_MODE_HOST && value != CUBLASLT_POINTER_MODE_DEVICE) {
+        report("cublasLtMatmulDescSetAttribute: pointer mode %d is not supported by the simulator (host or "
+               "device only) (CUBLAS_STATUS_NOT_SUPPORTED)", value);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+      }
+      desc->pointer_mode = static_cast<cublasLtPointerMode_t>(value);
+      return CUBLAS_STATUS_SUCCESS;
+    case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE:
+      if (!read) return CUBLAS_STATUS_INVALID_VALUE;
+      desc->compute_type = static_cast<cublasComputeType_t>(value);
+      return CUBLAS_STATUS_SUCCESS;
+    case CUBLASLT_MATMUL_DESC_SCALE_TYPE:
+      if (!read) return CUBLAS_STATUS_INVALID_VALUE;
+      desc->scale_type = static_cast<cudaDataType_t>(value);
+      return CUBLAS_STATUS_SUCCESS;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE:
+      if (!read) return CUBLAS_STATUS_INVALID_VALUE;
+      if (value == CUBLASLT_EPILOGUE_DEFAULT) return CUBLAS_STATUS_SUCCESS;
+      report("cublasLtMatmulDescSetAttribute: epilogue %d is not supported by the simulator (only "
+             "CUBLASLT_EPILOGUE_DEFAULT) (CUBLAS_STATUS_NOT_SUPPORTED)", value);
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    default:
+      report("cublasLtMatmulDescSetAttribute: attribute %d is not supported by the simulator "
+             "(CUBLAS_STATUS_NOT_SUPPORTED)", static_cast<int>(attribute));
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type, uint64_t rows,
+                                          uint64_t cols, int64_t ld) {
+  if (layout == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *layout = new cublasLtMatrixLayoutOpaque_t{type, rows, cols, ld};
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+  delete layout;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha, const void* A,
+                              cublasLtMatrixLayout_t Adesc, const void* B, cublasLtMatrixLayout_t Bdesc,
+                              const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t*, void*, size_t,
+                              cudaStream_t stream) {
+  if (!live(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (desc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr ||
+      alpha == nullptr || beta == nullptr)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!float_compute(desc->compute_type) || desc->scale_type != CUDA_R_32F)
+    return not_supported("the simulator supports a CUBLAS_COMPUTE_32F* compute type with a CUDA_R_32F scale type");
+  if (Adesc->type != Bdesc->type || !supported_type(Adesc->type) || Cdesc->type != Ddesc->type ||
+      !supported_type(Ddesc->type))
+    return not_supported("the simulator supports A and B both CUDA_R_32F or both CUDA_R_16BF, and C and D of one "
+                         "type, CUDA_R_32F or CUDA_R_16BF");
+  for (const cublasLtMatrixLayoutOpaque_t* l : {Adesc, Bdesc, Cdesc, Ddesc})
+    if (l->rows > INT_MAX || l->cols > INT_MAX || l->ld > INT_MAX)
+      return not_supported("matrices of more than 2^31-1 rows, columns or leading dimension");
+  const int m = static_cast<int>(Ddesc->rows), n = static_cast<int>(Ddesc->cols);
+  const bool ta = desc->transa != CUBLAS_OP_N, tb = desc->transb != CUBLAS_OP_N;
+  const int k = static_cast<int>(ta ? Adesc->rows : Adesc->cols);
+  const uint64_t a_m = ta ? Adesc->cols : Adesc->rows;
+  const uint64_t b_k = tb ? Bdesc->cols : Bdesc->rows, b_n = tb ? Bdesc->rows : Bdesc->cols;
+  if (a_m != Ddesc->rows || b_k != static_cast<uint64_t>(k) || b_n != Ddesc->cols || Cdesc->rows != Ddesc->rows ||
+      Cdesc->cols != Ddesc->cols) {
+    report("cublasLtMatmul: op(A) is %llux%d and op(B) %llux%llu, but C is %llux%llu and D %dx%d "
+           "(CUBLAS_STATUS_INVALID_VALUE)",
+           static_cast<unsigned long long>(a_m), k, static_cast<unsigned long long>(b_k),
+           static_cast<unsigned long long>(b_n), static_cast<unsigned long long>(Cdesc->rows),
+           static_cast<unsigned long long>(Cdesc->cols), m, n);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  std::lock_guard<std::mutex> lock(handle->mutex);
+  cublasSetStream(handle->blas, stream);
+  cublasSetPointerMode(handle->blas, static_cast<cublasPointerMode_t>(desc->pointer_mode));
+  if (C != D && m > 0 && n > 0) {
+    // Out of place: D starts as a copy of C (skipped when beta is a host 0: C is then not read).
+    const bool reads_c = desc->pointer_mode == CUBLASLT_POINTER_MODE_DEVICE || *static_cast<const float*>(beta) != 0.0f;
+    if (reads_c) {
+      if (Cdesc->ld != Ddesc->ld)
+        return not_supported("C and D in different buffers must have the same leading dimension");
+      const std::size_t row_bytes = static_cast<std::size_t>(m) * element_size(Ddesc->type);
+      const std::size_t pitch = static_cast<std::size_t>(Ddesc->ld) * element_size(Ddesc->type);
+      if (Ddesc->ld < m ||
+          cudaMemcpy2DAsync(D, pitch, C, pitch, row_bytes, n, cudaMemcpyDeviceToDevice, stream) != cudaSuccess) {
+        report("cublasLtMatmul: C (%p) or D (%p) is not device memory of the layout's size "
+               "(CUBLAS_STATUS_INVALID_VALUE)", C, D);
+        return CUBLAS_STATUS_INVALID_VALUE;
+      }
+    }
+  }
+  return cublasGemmEx(handle->blas, desc->transa, desc->transb, m, n, k, alpha, A, Adesc->type,
+                      static_cast<int>(Adesc->ld), B, Bdesc->type, static_cast<int>(Bdesc->ld), beta, D,
+                      Ddesc->type, static_cast<int>(Ddesc->ld), desc->compute_type, CUBLAS_GEMM_DEFAULT);
+}

@@ -1,0 +1,198 @@
+// The cuBLASLt subset against a naive CPU loop: D = alpha·op(A)·op(B) + beta·C, column-major,
+// fp32 or bf16 inputs with fp32 compute, every transpose combination, padded leading
+// dimensions, C and D the same buffer or not, on a stream. Valid CUDA: the same file runs on a
+// GPU (the simulator's answers for unsupported types are checked under #ifdef CUDASIM).
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace {
+
+#define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
+#define ASSERT_CUBLAS(expr) ASSERT_EQ((expr), CUBLAS_STATUS_SUCCESS)
+
+/// Deterministic values in [-1, 1].
+std::vector<float> values(size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  unsigned state = seed * 2654435761u + 1;
+  for (float& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<float>(static_cast<int>(state >> 9) % 2001 - 1000) / 1000.0f;
+  }
+  return v;
+}
+
+template <class T>
+T* upload(const std::vector<T>& host) {
+  T* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, host.size() * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  return d;
+}
+
+template <class T>
+std::vector<T> download(const T* d, size_t n) {
+  std::vector<T> host(n);
+  EXPECT_EQ(cudaMemcpy(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+/// op(X)[i][j] of a column-major matrix with leading dimension ld.
+float at(const std::vector<float>& x, int ld, bool transposed, int i, int j) {
+  return transposed ? x[static_cast<size_t>(i) * ld + j] : x[static_cast<size_t>(j) * ld + i];
+}
+
+class CublasLt : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_CUBLAS(cublasLtCreate(&handle_)); }
+  void TearDown() override { EXPECT_EQ(cublasLtDestroy(handle_), CUBLAS_STATUS_SUCCESS); }
+
+  /// Runs one fp32 matmul of m x k by k x n with the given transposes, padding and beta, and
+  /// compares D with the CPU. `separate_d`: D is another buffer than C (C must stay unchanged).
+  void check_fp32(int m, int n, int k, bool ta, bool tb, int pad, float alpha, float beta, bool separate_d) {
+    const int a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+    const int lda = a_rows + pad, ldb = b_rows + pad, ldc = m + pad;
+    const std::vector<float> a = values(static_cast<size_t>(lda) * a_cols, 1);
+    const std::vector<float> b = values(static_cast<size_t>(ldb) * b_cols, 2);
+    const std::vector<float> c = values(static_cast<size_t>(ldc) * n, 3);
+    float* da = upload(a);
+    float* db = upload(b);
+    float* dc = upload(c);
+    float* dd = separate_d ? upload(std::vector<float>(c.size(), -7.0f)) : dc;
+
+    cublasLtMatmulDesc_t desc;
+    ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
+    ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)));
+    cublasLtMatrixLayout_t la, lb, lc;
+    ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, a_rows, a_cols, lda));
+    ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, b_rows, b_cols, ldb));
+    ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, n, ldc));
+    cudaStream_t s;
+    ASSERT_CUDA(cudaStreamCreate(&s));
+    ASSERT_CUBLAS(cublasLtMatmul(handle_, desc, &alpha, da, la, db, lb, &beta, dc, lc, dd, lc, nullptr, nullptr, 0, s));
+    ASSERT_CUDA(cudaStreamSynchronize(s));
+
+    const std::vector<float> got = download(dd, c.size());
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double sum = 0;
+        for (int p = 0; p < k; ++p) sum += static_cast<double>(at(a, lda, ta, i, p)) * at(b, ldb, tb, p, j);
+        const double expected = alpha * sum + beta * c[static_cast<size_t>(j) * ldc + i];
+        ASSERT_NEAR(got[static_cast<size_t>(j) * ldc + i], expected, 1e-4 * (k + 1))
+            << "at (" << i << ", " << j << ") of " << m << "x" << n << "x" << k;
+      }
+    if (separate_d) EXPECT_EQ(download(dc, c.size()), c) << "C must not change";
+
+    ASSERT_CUDA(cudaStreamDestroy(s));
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(lc);
+    cublasLtMatmulDescDestroy(desc);
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+    if (separate_d) cudaFree(dd);
+  }
+
+  cublasLtHandle_t handle_ = nullptr;
+};
+
+TEST_F(CublasLt, Fp32MatmulMatchesTheCpuForAwkwardShapes) {
+  check_fp32(65, 33, 129, false, false, 0, 1.0f, 0.0f, false);
+  check_fp32(1, 1, 1, false, false, 0, 2.0f, 0.0f, false);
+  check_fp32(127, 5, 17, false, false, 3, 1.5f, 0.5f, false);
+}
+
+TEST_F(CublasLt, EveryTransposeCombination) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) check_fp32(31, 17, 9, ta, tb, 2, 0.75f, -1.25f, false);
+}
+
+TEST_F(CublasLt, DCanBeAnotherBufferThanC) {
+  check_fp32(33, 12, 20, false, true, 1, 1.0f, 1.0f, true);
+  check_fp32(8, 8, 8, true, false, 0, 1.0f, 0.0f, true);
+}
+
+TEST_F(CublasLt, Bf16InputsWithFp32Compute) {
+  const int m = 17, n = 9, k = 33;
+  const std::vector<float> a = values(static_cast<size_t>(m) * k, 4), b = values(static_cast<size_t>(k) * n, 5);
+  std::vector<__nv_bfloat16> a16(a.size()), b16(b.size());
+  for (size_t i = 0; i < a.size(); ++i) a16[i] = __float2bfloat16(a[i]);
+  for (size_t i = 0; i < b.size(); ++i) b16[i] = __float2bfloat16(b[i]);
+  __nv_bfloat16* da = upload(a16);
+  __nv_bfloat16* db = upload(b16);
+  float* dd = upload(std::vector<float>(static_cast<size_t>(m) * n, 0.0f));
+  cublasLtMatmulDesc_t desc;
+  ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasLtMatrixLayout_t la, lb, ld;
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, m, k, m));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, k, n, k));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
+  const float alpha = 1.0f, beta = 0.0f;
+  ASSERT_CUBLAS(cublasLtMatmul(handle_, desc, &alpha, da, la, db, lb, &beta, dd, ld, dd, ld, nullptr, nullptr, 0, 0));
+  const std::vector<float> got = download(dd, static_cast<size_t>(m) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0;  // the products of the rounded inputs, accumulated exactly
+      for (int p = 0; p < k; ++p)
+        sum += static_cast<double>(__bfloat162float(a16[static_cast<size_t>(p) * m + i])) *
+               __bfloat162float(b16[static_cast<size_t>(j) * k + p]);
+      ASSERT_NEAR(got[static_cast<size_t>(j) * m + i], sum, 1e-4 * k) << "at (" << i << ", " << j << ")";
+    }
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(ld);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dd);
+}
+
+TEST_F(CublasLt, BadArgumentsAreInvalidValues) {
+  cublasLtMatmulDesc_t desc;
+  EXPECT_EQ(cublasLtMatmulDescCreate(nullptr, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_INVALID_VALUE);
+  ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t op = CUBLAS_OP_T;
+  EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, nullptr, sizeof(op)),
+            CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op, 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasLtMatrixLayoutCreate(nullptr, CUDA_R_32F, 4, 4, 4), CUBLAS_STATUS_INVALID_VALUE);
+  ASSERT_CUBLAS(cublasLtMatmulDescDestroy(desc));
+}
+
+#ifdef CUDASIM
+TEST_F(CublasLt, SimulatorRefusesWhatItDoesNotModel) {
+  float* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 64 * sizeof(double)));
+  cublasLtMatmulDesc_t desc;
+  ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasLtMatrixLayout_t doubles, floats, wrong_shape;
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&doubles, CUDA_R_64F, 4, 4, 4));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&floats, CUDA_R_32F, 4, 4, 4));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&wrong_shape, CUDA_R_32F, 5, 4, 5));
+  const float alpha = 1.0f, beta = 0.0f;
+  EXPECT_EQ(cublasLtMatmul(handle_, desc, &alpha, d, doubles, d, doubles, &beta, d, floats, d, floats, nullptr,
+                           nullptr, 0, 0),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  // op(A) is 5 x 4 but D is 4 x 4.
+  EXPECT_EQ(cublasLtMatmul(handle_, desc, &alpha, d, wrong_shape, d, floats, &beta, d, floats, d, floats, nullptr,
+                           nullptr, 0, 0),
+            CUBLAS_STATUS_INVALID_VALUE);
+  const int epilogue = 2;  // CUBLASLT_EPILOGUE_RELU
+  EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtMatrixLayoutDestroy(doubles);
+  cublasLtMatrixLayoutDestroy(floats);
+  cublasLtMatrixLayoutDestroy(wrong_shape);
+  cublasLtMatmulDescDestroy(desc);
+  ASSERT_CUDA(cudaFree(d));
+}
+#endif
+
+}  // namespace

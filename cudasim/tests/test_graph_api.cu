@@ -1,0 +1,208 @@
+// CUDA graphs built node by node: kernel, 1-D copy, host and empty nodes, dependencies given
+// when a node is added or later with cudaGraphAddDependencies, instantiated and launched more
+// than once. Kernel arguments are copied when the node is added. Valid CUDA: the same file runs
+// on a GPU (cudaGraphAddDependencies takes edge data from CUDA 13 on).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace {
+
+#define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
+
+__global__ void scale_into(const float* in, float* out, int n, float factor) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * factor;
+}
+
+__global__ void add_into(const float* a, const float* b, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
+
+__global__ void set_value(int* x, int value) { *x = value; }
+__global__ void affine(int* x) { *x = *x * 2 + 1; }
+
+cudaError_t add_edge(cudaGraph_t graph, cudaGraphNode_t from, cudaGraphNode_t to) {
+#if CUDART_VERSION >= 13000
+  return cudaGraphAddDependencies(graph, &from, &to, nullptr, 1);
+#else
+  return cudaGraphAddDependencies(graph, &from, &to, 1);
+#endif
+}
+
+cudaKernelNodeParams kernel_params(void* func, dim3 grid, dim3 block, void** args) {
+  cudaKernelNodeParams p = {};
+  p.func = func;
+  p.gridDim = grid;
+  p.blockDim = block;
+  p.sharedMemBytes = 0;
+  p.kernelParams = args;
+  p.extra = nullptr;
+  return p;
+}
+
+TEST(GraphApi, DiamondOfCopiesAndKernelsRunsInDependencyOrderEachLaunch) {
+  const int n = 1000;  // not a multiple of the block size
+  const size_t bytes = n * sizeof(float);
+  std::vector<float> h_in(n), h_out(n, -1.0f);
+  for (int i = 0; i < n; ++i) h_in[i] = static_cast<float>(i % 17) - 8.0f;
+  float *in = nullptr, *twice = nullptr, *thrice = nullptr, *sum = nullptr;
+  ASSERT_CUDA(cudaMalloc(&in, bytes));
+  ASSERT_CUDA(cudaMalloc(&twice, bytes));
+  ASSERT_CUDA(cudaMalloc(&thrice, bytes));
+  ASSERT_CUDA(cudaMalloc(&sum, bytes));
+
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  cudaGraphNode_t upload, scale2, scale3, add, download;
+  ASSERT_CUDA(cudaGraphAddMemcpyNode1D(&upload, graph, nullptr, 0, in, h_in.data(), bytes, cudaMemcpyHostToDevice));
+  int count = n;
+  float factor = 2.0f;
+  void* args2[] = {&in, &twice, &count, &factor};
+  cudaKernelNodeParams p2 = kernel_params(reinterpret_cast<void*>(scale_into), dim3((n + 127) / 128), dim3(128), args2);
+  // The kernel's type is named once, so that the simulator can unpack `args` (see cudaLaunchKernel).
+  cudaFuncAttributes attributes;
+  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, scale_into));
+  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, add_into));
+  ASSERT_CUDA(cudaGraphAddKernelNode(&scale2, graph, &upload, 1, &p2));
+  factor = 3.0f;  // the first node copied its arguments: this one gets 3
+  void* args3[] = {&in, &thrice, &count, &factor};
+  cudaKernelNodeParams p3 = kernel_params(reinterpret_cast<void*>(scale_into), dim3((n + 127) / 128), dim3(128), args3);
+  ASSERT_CUDA(cudaGraphAddKernelNode(&scale3, graph, &upload, 1, &p3));
+  factor = 100.0f;
+  void* args_add[] = {&twice, &thrice, &sum, &count};
+  cudaKernelNodeParams pa = kernel_params(reinterpret_cast<void*>(add_into), dim3((n + 63) / 64), dim3(64), args_add);
+  cudaGraphNode_t both[] = {scale2, scale3};
+  ASSERT_CUDA(cudaGraphAddKernelNode(&add, graph, both, 2, &pa));
+  ASSERT_CUDA(cudaGraphAddMemcpyNode1D(&download, graph, &add, 1, h_out.data(), sum, bytes, cudaMemcpyDeviceToHost));
+
+  size_t node_count = 0;
+  ASSERT_CUDA(cudaGraphGetNodes(graph, nullptr, &node_count));
+  EXPECT_EQ(node_count, 5u);
+
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  for (int launch = 0; launch < 2; ++launch) {
+    for (int i = 0; i < n; ++i) h_in[i] += 1.0f;  // the copy node reads the host buffer at each launch
+    ASSERT_CUDA(cudaGraphLaunch(exec, s));
+    ASSERT_CUDA(cudaStreamSynchronize(s));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(h_out[i], 5.0f * h_in[i]) << "launch " << launch << " at " << i;
+  }
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  for (float* p : {in, twice, thrice, sum}) ASSERT_CUDA(cudaFree(p));
+}
+
+TEST(GraphApi, AddedDependenciesOrderNodesAgainstTheirInsertionOrder) {
+  int* x = nullptr;
+  ASSERT_CUDA(cudaMalloc(&x, sizeof(int)));
+  ASSERT_CUDA(cudaMemset(x, 0, sizeof(int)));
+  cudaFuncAttributes attributes;  // names both kernels with their types (see cudaLaunchKernel)
+  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, set_value));
+  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, affine));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  int three = 3;
+  void* set_args[] = {&x, &three};
+  void* affine_args[] = {&x};
+  cudaKernelNodeParams ps = kernel_params(reinterpret_cast<void*>(set_value), dim3(1), dim3(1), set_args);
+  cudaKernelNodeParams pa = kernel_params(reinterpret_cast<void*>(affine), dim3(1), dim3(1), affine_args);
+  cudaGraphNode_t set_node, affine_node;
+  ASSERT_CUDA(cudaGraphAddKernelNode(&set_node, graph, nullptr, 0, &ps));
+  ASSERT_CUDA(cudaGraphAddKernelNode(&affine_node, graph, nullptr, 0, &pa));
+  // affine first, then set: x ends at 3 (the other order would give 7).
+  ASSERT_CUDA(add_edge(graph, affine_node, set_node));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphLaunch(exec, nullptr));
+  int h = -1;
+  ASSERT_CUDA(cudaMemcpy(&h, x, sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h, 3);
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaFree(x));
+}
+
+struct Seen {
+  const int* value;
+  int copy = -1;
+};
+
+void CUDART_CB read_value(void* user_data) {
+  auto* seen = static_cast<Seen*>(user_data);
+  seen->copy = *seen->value;
+}
+
+TEST(GraphApi, HostAndEmptyNodesRunInDependencyOrder) {
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, sizeof(int)));
+  int h = 0;
+  cudaFuncAttributes attributes;
+  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, set_value));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  int value = 42;
+  void* args[] = {&d, &value};
+  cudaKernelNodeParams pk = kernel_params(reinterpret_cast<void*>(set_value), dim3(1), dim3(1), args);
+  cudaGraphNode_t kernel, copy, join, host;
+  ASSERT_CUDA(cudaGraphAddKernelNode(&kernel, graph, nullptr, 0, &pk));
+  ASSERT_CUDA(cudaGraphAddMemcpyNode1D(&copy, graph, &kernel, 1, &h, d, sizeof(int), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaGraphAddEmptyNode(&join, graph, &copy, 1));
+  Seen seen{&h};
+  cudaHostNodeParams ph = {};
+  ph.fn = read_value;
+  ph.userData = &seen;
+  ASSERT_CUDA(cudaGraphAddHostNode(&host, graph, &join, 1, &ph));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphLaunch(exec, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(seen.copy, 42);
+  size_t count = 4;
+  cudaGraphNode_t nodes[4] = {};
+  ASSERT_CUDA(cudaGraphGetNodes(graph, nodes, &count));
+  EXPECT_EQ(count, 4u);
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaFree(d));
+}
+
+TEST(GraphApi, BadArgumentsAreInvalidValues) {
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  cudaGraphNode_t node;
+  EXPECT_EQ(cudaGraphAddKernelNode(&node, graph, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGraphAddEmptyNode(nullptr, graph, nullptr, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGraphCreate(nullptr, 0), cudaErrorInvalidValue);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+}
+
+#ifdef CUDASIM
+void not_a_kernel(int*) {}
+
+TEST(GraphApi, SimulatorRefusesUnknownKernelsAndCycles) {
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  int* p = nullptr;
+  void* args[] = {&p};
+  cudaKernelNodeParams bad = kernel_params(reinterpret_cast<void*>(not_a_kernel), dim3(1), dim3(1), args);
+  cudaGraphNode_t node;
+  EXPECT_EQ(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &bad), cudaErrorInvalidDeviceFunction);
+  cudaGraphNode_t a, b;
+  ASSERT_CUDA(cudaGraphAddEmptyNode(&a, graph, nullptr, 0));
+  ASSERT_CUDA(cudaGraphAddEmptyNode(&b, graph, &a, 1));
+  ASSERT_CUDA(add_edge(graph, b, a));  // a cycle
+  cudaGraphExec_t exec;
+  EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaErrorInvalidValue);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,244 @@
+// Stream-ordered runtime calls: cudaMallocAsync / cudaFreeAsync (the buffer is usable by work
+// queued after the allocation on its stream, and is freed in stream order), cudaLaunchHostFunc
+// (the host function runs after the work queued before it), cudaMallocPitch, and
+// cudaMemcpy2D / cudaMemcpy2DAsync with their pitch rules. Delays come from clock64() spins,
+// so the checks hold on a GPU too. Valid CUDA: the same file runs on a GPU.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+#include "clock_spin.cuh"
+
+namespace {
+
+#define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
+
+__global__ void slow_fill(int* data, int n, int value, long long cycles) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) spin(cycles);
+  __syncthreads();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = value;
+}
+
+__global__ void add_one(int* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] += 1;
+}
+
+TEST(StreamOrderedMemory, MallocAsyncBufferIsUsableByLaterWorkOnItsStream) {
+  const int n = 1000;  // not a multiple of the block size
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&d), n * sizeof(int), s));
+  ASSERT_NE(d, nullptr);
+  slow_fill<<<(n + 255) / 256, 256, 0, s>>>(d, n, 41, kSlow);
+  add_one<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+  std::vector<int> h(n, 0);
+  ASSERT_CUDA(cudaMemcpyAsync(h.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, s));
+  ASSERT_CUDA(cudaFreeAsync(d, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(h[i], 42) << "at " << i;
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
+TEST(StreamOrderedMemory, FreeAsyncWaitsForEarlierWorkOnTheStream) {
+  // The free is queued behind a slow kernel that still writes the buffer: freeing it at once
+  // would make the kernel write freed memory (a fault on the simulator, corruption on a GPU).
+  const int n = 300;
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMallocAsync(&d, n * sizeof(int), s));  // the template overload
+  slow_fill<<<(n + 127) / 128, 128, 0, s>>>(d, n, 7, kSlow);
+  ASSERT_CUDA(cudaFreeAsync(d, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  ASSERT_CUDA(cudaGetLastError());
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
+#ifdef CUDASIM  // a GPU's answers to these misuses are not all documented
+TEST(StreamOrderedMemory, FreeAsyncOfAPointerThatIsNotAnAllocationIsAnError) {
+  int on_host = 0;
+  EXPECT_EQ(cudaFreeAsync(&on_host, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMallocAsync(nullptr, 16, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+}
+
+TEST(StreamOrderedMemory, FreeAsyncTwiceIsAnError) {
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMallocAsync(&d, 64, nullptr));
+  ASSERT_CUDA(cudaFreeAsync(d, nullptr));
+  // The first free may not have run yet: the second is refused all the same.
+  EXPECT_EQ(cudaFreeAsync(d, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  ASSERT_CUDA(cudaDeviceSynchronize());
+}
+#endif
+
+struct HostRecord {
+  const int* device_value;  // read back by the host function
+  std::atomic<int> calls{0};
+  int seen = -1;
+};
+
+void CUDART_CB note_call(void* user_data) {
+  auto* record = static_cast<HostRecord*>(user_data);
+  record->calls.fetch_add(1);
+}
+
+void CUDART_CB append_order(void* user_data) {
+  auto* order = static_cast<std::vector<int>*>(user_data);
+  order->push_back(static_cast<int>(order->size()));
+}
+
+TEST(HostFunctions, RunAfterTheWorkQueuedBeforeThem) {
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* d = nullptr;
+  int* pinned = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, sizeof(int)));
+  ASSERT_CUDA(cudaMallocHost(&pinned, sizeof(int)));
+  *pinned = 0;
+  HostRecord record;
+  record.device_value = pinned;
+  slow_fill<<<1, 32, 0, s>>>(d, 1, 5, kSlow);
+  ASSERT_CUDA(cudaMemcpyAsync(pinned, d, sizeof(int), cudaMemcpyDeviceToHost, s));
+  // The host function reads the copy's result: it must run after the copy.
+  ASSERT_CUDA(cudaLaunchHostFunc(
+      s,
+      [](void* user_data) {
+        auto* r = static_cast<HostRecord*>(user_data);
+        r->seen = *r->device_value;
+        r->calls.fetch_add(1);
+      },
+      &record));
+  ASSERT_CUDA(cudaLaunchHostFunc(s, note_call, &record));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(record.calls.load(), 2);
+  EXPECT_EQ(record.seen, 5);
+  ASSERT_CUDA(cudaFreeHost(pinned));
+  ASSERT_CUDA(cudaFree(d));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
+TEST(HostFunctions, RunInTheOrderTheyWereQueued) {
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  std::vector<int> order;
+  for (int i = 0; i < 5; ++i) ASSERT_CUDA(cudaLaunchHostFunc(s, append_order, &order));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
+TEST(HostFunctions, NullFunctionIsAnError) {
+  EXPECT_EQ(cudaLaunchHostFunc(nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+}
+
+__global__ void mark_pitched(float* base, size_t pitch, int width, int height) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) {
+    float* row = reinterpret_cast<float*>(reinterpret_cast<char*>(base) + y * pitch);
+    row[x] = row[x] * 2.0f + 1.0f;
+  }
+}
+
+TEST(PitchedMemory, MallocPitchGivesAnAlignedPitchAtLeastTheWidth) {
+  for (size_t width : {size_t{1}, size_t{127}, size_t{128}, size_t{129}, size_t{513}}) {
+    float* d = nullptr;
+    size_t pitch = 0;
+    ASSERT_CUDA(cudaMallocPitch(&d, &pitch, width * sizeof(float), 7));
+    EXPECT_GE(pitch, width * sizeof(float));
+    EXPECT_EQ(pitch % 256, 0u) << "pitch " << pitch;  // CUDA aligns rows for coalescing
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 256, 0u);
+    ASSERT_CUDA(cudaFree(d));
+  }
+  size_t pitch = 0;
+  void* p = nullptr;
+  EXPECT_EQ(cudaMallocPitch(&p, nullptr, 16, 16), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMallocPitch(nullptr, &pitch, 16, 16), cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST(PitchedMemory, Memcpy2DRoundTripsThroughAPitchedBuffer) {
+  const int width = 129, height = 7;  // rows not a multiple of anything
+  std::vector<float> h(width * height), back(width * height, -1.0f);
+  for (int i = 0; i < width * height; ++i) h[i] = static_cast<float>(i % 97) - 3.5f;
+  float* d = nullptr;
+  size_t pitch = 0;
+  ASSERT_CUDA(cudaMallocPitch(&d, &pitch, width * sizeof(float), height));
+  ASSERT_CUDA(cudaMemcpy2D(d, pitch, h.data(), width * sizeof(float), width * sizeof(float), height,
+                           cudaMemcpyHostToDevice));
+  dim3 block(32, 4);
+  dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
+  mark_pitched<<<grid, block>>>(d, pitch, width, height);
+  ASSERT_CUDA(cudaGetLastError());
+  ASSERT_CUDA(cudaMemcpy2D(back.data(), width * sizeof(float), d, pitch, width * sizeof(float), height,
+                           cudaMemcpyDeviceToHost));
+  for (int i = 0; i < width * height; ++i) ASSERT_EQ(back[i], h[i] * 2.0f + 1.0f) << "at " << i;
+  ASSERT_CUDA(cudaFree(d));
+}
+
+TEST(PitchedMemory, Memcpy2DCopiesOnlyTheWidthOfEachRow) {
+  // A 3x4 window out of a 5-wide host matrix into a 6-wide one: the bytes between rows stay.
+  std::vector<int> src(5 * 4), dst(6 * 4, -1);
+  for (int i = 0; i < 20; ++i) src[i] = i;
+  ASSERT_CUDA(cudaMemcpy2D(dst.data(), 6 * sizeof(int), src.data(), 5 * sizeof(int), 3 * sizeof(int), 4,
+                           cudaMemcpyHostToHost));
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 6; ++c) ASSERT_EQ(dst[r * 6 + c], c < 3 ? r * 5 + c : -1) << r << "," << c;
+}
+
+TEST(PitchedMemory, Memcpy2DAsyncRunsInOrderOnItsStream) {
+  const int width = 65, height = 5;
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* d = nullptr;
+  size_t pitch = 0;
+  ASSERT_CUDA(cudaMallocPitch(&d, &pitch, width * sizeof(int), height));
+  int* h = nullptr;
+  ASSERT_CUDA(cudaMallocHost(&h, width * height * sizeof(int)));
+  for (int i = 0; i < width * height; ++i) h[i] = -1;
+  // Fill each row with 9 after a delay, then copy back: the copy must see the whole fill.
+  slow_fill<<<(static_cast<int>(pitch * height / sizeof(int)) + 255) / 256, 256, 0, s>>>(
+      d, static_cast<int>(pitch * height / sizeof(int)), 9, kSlow);
+  ASSERT_CUDA(cudaMemcpy2DAsync(h, width * sizeof(int), d, pitch, width * sizeof(int), height,
+                                cudaMemcpyDeviceToHost, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < width * height; ++i) ASSERT_EQ(h[i], 9) << "at " << i;
+  ASSERT_CUDA(cudaFreeHost(h));
+  ASSERT_CUDA(cudaFree(d));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
+TEST(PitchedMemory, WidthLargerThanAPitchIsAnError) {
+  std::vector<char> a(64), b(64);
+  EXPECT_EQ(cudaMemcpy2D(a.data(), 8, b.data(), 16, 12, 2, cudaMemcpyHostToHost), cudaErrorInvalidPitchValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidPitchValue);
+  EXPECT_EQ(cudaMemcpy2D(a.data(), 16, b.data(), 8, 12, 2, cudaMemcpyHostToHost), cudaErrorInvalidPitchValue);
+  EXPECT_EQ(cudaMemcpy2DAsync(a.data(), 8, b.data(), 16, 12, 2, cudaMemcpyHostToHost, nullptr),
+            cudaErrorInvalidPitchValue);
+  cudaGetLastError();
+}
+
+#ifdef CUDASIM  // the simulator checks copies against the allocation's size
+TEST(PitchedMemory, Memcpy2DPastTheEndOfAnAllocationIsAnError) {
+  int* d = nullptr;
+  size_t pitch = 0;
+  ASSERT_CUDA(cudaMallocPitch(&d, &pitch, 16 * sizeof(int), 4));
+  std::vector<int> h(16 * 8);
+  // Eight rows into a four-row allocation.
+  EXPECT_EQ(cudaMemcpy2D(d, pitch, h.data(), 16 * sizeof(int), 16 * sizeof(int), 8, cudaMemcpyHostToDevice),
+            cudaErrorInvalidValue);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaFree(d));
+}
+#endif
+
+}  // namespace
