@@ -1,6 +1,7 @@
 # cmake -DCOURSE_ROOT=... -DWORK=... -P check_stubs.cmake: course_toolkit_stubs() on made-up
 # toolkits. A toolkit's own folder: everything the simulator lacks is stubbed. A folder shared
 # with other libraries (/usr/include): only CUDA's names. What the simulator provides: never.
+cmake_minimum_required(VERSION 3.22)   # the policies of the project that includes the module
 include("${COURSE_ROOT}/cmake/CourseToolkitStubs.cmake")
 file(REMOVE_RECURSE "${WORK}")
 
@@ -44,6 +45,18 @@ file(READ "${WORK}/stubs-linked/curand.h" text)
 if(NOT text MATCHES "#error \"cudasim: <curand.h> is part of the CUDA Toolkit but not of the simulator")
   message(FATAL_ERROR "the stub does not name the header:\n${text}")
 endif()
+# Configuring again leaves an unchanged stub untouched; a header the simulator gained since
+# loses its stub.
+file(TIMESTAMP "${WORK}/stubs-linked/cooperative_groups/scan.h" before "%s%f")
+execute_process(COMMAND ${CMAKE_COMMAND} -E sleep 1.1)
+touch(sim/curand.h)
+course_toolkit_stubs("${WORK}/sim" "${WORK}/stubs-linked")
+file(TIMESTAMP "${WORK}/stubs-linked/cooperative_groups/scan.h" after "%s%f")
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "an unchanged stub was written again (${before} -> ${after})")
+endif()
+expect_stubs("${WORK}/stubs-linked" PRESENT cooperative_groups/scan.h ABSENT curand.h)
+file(REMOVE "${WORK}/sim/curand.h")
 
 # Debian's nvidia-cuda-dev: the toolkit's headers among everything else in /usr/include.
 touch(usr/include/cuda_runtime.h usr/include/curand.h usr/include/cufft.h usr/include/cuComplex.h
