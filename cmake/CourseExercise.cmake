@@ -25,6 +25,10 @@ set(COURSE_SIM_INSTRUMENT_FLAGS
     "-fsanitize-coverage-ignorelist=${COURSE_ROOT}/cudasim/instrumentation_ignorelist.txt"
     -fno-vectorize -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
 
+# The include folder, searched right after cudasim/include, in which each CUDA Toolkit header
+# the simulator lacks is a stub naming it (cmake/CourseToolkitStubs.cmake, cudasim/CMakeLists.txt).
+set(COURSE_SIM_TOOLKIT_STUBS_DIR "${CMAKE_BINARY_DIR}/cudasim-toolkit-stubs")
+
 # Like nvcc, the simulator includes cuda_runtime.h in every .cu file, so that programs which
 # never include it (most "hello world"s) compile on both backends.
 set(COURSE_SIM_CU_FLAGS -include cuda_runtime.h)
@@ -45,6 +49,8 @@ function(_course_rewrite_include_options target out_var)
   set(folders "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(folders "$<FILTER:${folders},INCLUDE,^(${root}|${submission})/>")
   set(folders "$<FILTER:${folders},EXCLUDE,^${root}/cudasim/include/?$>")
+  _course_regex_literal("${COURSE_SIM_TOOLKIT_STUBS_DIR}" stubs)
+  set(folders "$<FILTER:${folders},EXCLUDE,^${stubs}/?$>")
   set(${out_var} "$<$<BOOL:${folders}>:-I$<JOIN:${folders},;-I>>" PARENT_SCOPE)
 endfunction()
 
@@ -217,7 +223,7 @@ function(course_write_manifest)
   \"flags\": [${_course_flags_json}],
   \"instrument_flags\": [${_course_instrument_json}],
   \"cu_flags\": [${_course_cu_json}],
-  \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_ROOT}/lessons/common\"],
+  \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_SIM_TOOLKIT_STUBS_DIR}\", \"${COURSE_ROOT}/lessons/common\"],
   \"rewrite_include_dirs\": [\"${COURSE_ROOT}/lessons/common\"],
   \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\"]
 }

@@ -11,9 +11,10 @@ COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", 
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
-  run FILE.cu [ARGS]       compile one complete CUDA program and run it
+  run FILE.cu [MORE.cu/.cpp] [-I DIR] [-D NAME[=V]] [ARGS]
+                           compile one complete CUDA program and run it
                            (--stats: memory traffic per kernel; --check: memcheck, racecheck)
-  profile FILE.cu [ARGS]   per-kernel traffic, intensity and roofline times on named GPUs
+  profile FILE.cu [...]    per-kernel traffic, intensity and roofline times on named GPUs
   test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/)
   grade                    the autograder (default submission: exercises/)
   grade-all DIR            grade every submission folder in DIR: gradebook.csv and reports
@@ -47,6 +48,14 @@ def _backend_option(parser: argparse.ArgumentParser, default) -> None:
                         help="cuda, sim or auto (default: $COURSE_BACKEND or auto)")
 
 
+def _build_options(parser: argparse.ArgumentParser) -> None:
+    """-I and -D for run and profile; after FILE.cu they are read by split_build_args."""
+    parser.add_argument("-I", metavar="DIR", dest="include_before", action="append", default=[],
+                        help="an include folder, for every source file")
+    parser.add_argument("-D", metavar="NAME[=VALUE]", dest="define_before", action="append", default=[],
+                        help="a macro, for every source file")
+
+
 def build_parser() -> OneLineParser:
     parser = OneLineParser(prog="course", description=DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,14 +65,20 @@ def build_parser() -> OneLineParser:
     run = sub.add_parser("run", help="compile one CUDA program and run it",
                          description="Compile FILE.cu (a complete program with main) for the active backend "
                                      "and run it with ARGS. Its output and exit status pass through. "
-                                     "Put -- before ARGS to pass --stats to the program itself.")
+                                     "Right after FILE.cu come the build's words, up to the program's first "
+                                     "argument: more source files (.cu, .cpp, .cc, .cxx, .c), -I DIR (an "
+                                     "include folder) and -D NAME[=VALUE] (a macro), for both backends, e.g. "
+                                     "./course run main.cpp kernels.cu -I include -D N=4 100. "
+                                     "Put -- before ARGS to pass such words, or --stats, to the program itself.")
     _backend_option(run, argparse.SUPPRESS)
     run.add_argument("--stats", action="store_true", help="print memory-traffic statistics (simulator)")
     run.add_argument("--check", action="store_true",
                      help="memcheck, racecheck, a shuffled thread order and partial barriers (simulator)")
     run.add_argument("file", metavar="FILE.cu")
-    # The program's ARGS are split off before argparse runs (see _split_run_arguments); this
-    # entry only documents them in --help.
+    # More sources, -I, -D and the program's ARGS are split off before argparse runs (see
+    # _split_run_arguments, run_program.split_build_args); these entries only document them.
+    run.add_argument("more", nargs="*", metavar="MORE.cu/.cpp", help="more source files of the program")
+    _build_options(run)
     run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
 
     profile = sub.add_parser("profile", help="memory traffic and roofline times per kernel (simulator)",
@@ -73,7 +88,10 @@ def build_parser() -> OneLineParser:
                                          "roofline model predicts on named GPUs.")
     _backend_option(profile, argparse.SUPPRESS)
     profile.add_argument("--gpu", metavar="NAMES", help="comma-separated: H100,H200,A100,T4 (default: all)")
+    _build_options(profile)
     profile.add_argument("file", metavar="FILE.cu")
+    profile.add_argument("more", nargs="*", metavar="MORE.cu/.cpp [-I DIR] [-D NAME[=V]]",
+                         help="more source files and build options, as for run")
     profile.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
 
     test = sub.add_parser("test", help="build and run the tests of your exercises",
@@ -154,7 +172,7 @@ def _split_run_arguments(argv: List[str]) -> (List[str], List[str]):
         return argv, []
     i += 1
     while i < len(argv):                      # run's own options before FILE.cu
-        if argv[i] in ("--backend", "--gpu"):
+        if argv[i] in ("--backend", "--gpu", "-I", "-D"):
             i += 2
         elif argv[i] == "--":
             # "run -- FILE.cu ARGS": FILE.cu is the next word
@@ -172,8 +190,21 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     args = parser.parse_args(head)
     if not args.command:
         parser.error("no command given; choose one of " + ", ".join(COMMANDS))
+    if args.command in ("run", "profile"):
+        from .run_program import split_build_args, split_program_args
+        before = []
+        for value in args.include_before:
+            before += ["-I", value]
+        for value in args.define_before:
+            before += ["-D", value]
+        try:
+            _, options_before, _ = split_build_args(before)
+            more_sources, options_after, program_args = split_build_args(program_args)
+        except CourseError as exc:
+            parser.error(exc.message)
+        args.build_options = options_before + options_after
+        args.sources = [args.file] + more_sources
     if args.command == "run":
-        from .run_program import split_program_args
         args.args, stats_after, check_after = split_program_args(program_args)
         args.stats = args.stats or stats_after
         args.check = args.check or check_after
@@ -205,8 +236,13 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "roofline":
         from .roofline import validate_gpu_argument
         validate_gpu_argument(args.gpu)
-    if args.command in ("run", "profile") and not os.path.isfile(args.file):
-        raise CourseError("no such file: %s" % args.file)
+    if args.command in ("run", "profile"):
+        for file in args.sources:
+            if not os.path.isfile(file):
+                raise CourseError("no such file: %s" % file)
+        for option in args.build_options:
+            if option.startswith("-I") and not os.path.isdir(option[2:]):
+                raise CourseError("-I %s: no such folder" % option[2:])
     if args.command == "profile":
         from .profile import parse_gpu_list
         parse_gpu_list(args.gpu)
@@ -214,10 +250,10 @@ def dispatch(args: argparse.Namespace) -> int:
     session = open_session(args.backend)
     if args.command == "run":
         from .run_program import run_program
-        return run_program(session, args.file, args.args, args.stats, args.check)
+        return run_program(session, args.sources, args.args, args.stats, args.check, args.build_options)
     if args.command == "profile":
         from .profile import profile_program
-        return profile_program(session, args.file, args.args, args.gpu)
+        return profile_program(session, args.sources, args.args, args.gpu, args.build_options)
     if args.command == "test":
         from .student_tests import run_tests
         return run_tests(session, args.selector)

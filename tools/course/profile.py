@@ -92,13 +92,15 @@ def render_table(stats: dict, gpus: List[str]) -> str:
     return "\n".join(lines)
 
 
-def profile_program(session, file: str, args: List[str], gpu_text: Optional[str]) -> int:
+def profile_program(session, files: List[str], args: List[str], gpu_text: Optional[str],
+                    options: List[str] = ()) -> int:
     from .run_program import compile_program
     gpus = parse_gpu_list(gpu_text)
     if session.backend != "sim":
         raise CourseError("profile uses the simulator's counters; on a GPU use Nsight Compute "
                           "(ncu) instead, or run with --backend sim", USAGE_ERROR)
-    exe = compile_program(session, file, instrumented=True)
+    exe = compile_program(session, files, options, instrumented=True)
+    file = files[0] if isinstance(files, list) else files
     with tempfile.TemporaryDirectory(prefix="course-profile-") as tmp:
         json_path = os.path.join(tmp, "stats.json")
         env = dict(os.environ, CUDASIM_STATS_JSON=json_path)

@@ -1,6 +1,7 @@
-"""``./course run FILE.cu [ARGS...]``: compile one complete CUDA program for the active
-backend (recipe: ``<build>/course_run.json``) and run it, passing its output and exit status
-through. Binaries are cached under ``<build>/run-cache/``."""
+"""``./course run FILE.cu [MORE.cu/.cpp] [-I DIR] [-D NAME[=V]] [ARGS...]``: compile one
+complete CUDA program (one or several source files) for the active backend (recipe:
+``<build>/course_run.json``) and run it, passing its output and exit status through.
+Binaries are cached under ``<build>/run-cache/``."""
 import hashlib
 import json
 import os
@@ -18,6 +19,45 @@ RECIPE_NAME = "course_run.json"
 GPU_TOOLS = ("--stats and --check are simulator features; on a GPU use Nsight Compute (ncu) for "
              "traffic and compute-sanitizer for memory and race checks, or run with --backend sim")
 _LOCAL_SOURCES = (".h", ".hpp", ".cuh", ".cu", ".inl", ".inc", ".cpp")
+SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+_MAX_FILES_PER_INCLUDE_DIR = 5000   # a -I of a huge folder must not make every run slow
+
+
+def split_build_args(args: List[str]) -> (List[str], List[str], List[str]):
+    """The words after FILE.cu that belong to the build: more source files (.cu, .cpp, .cc,
+    .cxx, .c) and -I DIR, -IDIR, -D NAME[=V], -DNAME[=V], up to the program's first argument
+    or ``--``. Returns (sources, options, rest): options as -I<absolute folder> and -D<macro>;
+    rest (the program's arguments) keeps ``--stats``/``--check`` met among the sources and the
+    ``--`` for split_program_args."""
+    sources: List[str] = []
+    options: List[str] = []
+    ours: List[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("--stats", "--check"):
+            ours.append(arg)
+        elif arg in ("-I", "-D"):
+            if i + 1 >= len(args) or args[i + 1] == "--":
+                raise CourseError("%s needs a value (-I DIR, -D NAME[=VALUE])" % arg)
+            options.append(_build_option(arg, args[i + 1]))
+            i += 1
+        elif arg.startswith(("-I", "-D")):
+            options.append(_build_option(arg[:2], arg[2:]))
+        elif arg.endswith(SOURCE_SUFFIXES) and not arg.startswith("-"):
+            sources.append(arg)
+        else:
+            break
+        i += 1
+    return sources, options, ours + args[i:]
+
+
+def _build_option(option: str, value: str) -> str:
+    if option == "-I":
+        return "-I" + os.path.abspath(value)       # the same folder from any current directory
+    if not value or value.startswith("="):
+        raise CourseError("-D needs a macro name: -D NAME or -D NAME=VALUE (got -D%s)" % value)
+    return "-D" + value
 
 
 def split_program_args(args: List[str]) -> (List[str], bool, bool):
@@ -53,56 +93,106 @@ def _mtime(path: str) -> str:
         return "-"
 
 
-def cache_key(source: str, recipe: dict) -> str:
-    """Source content + recipe + the tools' and libraries' mtimes + the program's
-    neighbouring headers (its quoted #includes) decide whether a cached binary is current."""
+def _newest_mtime(folder: str) -> int:
+    newest, seen = 0, 0
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            seen += 1
+            try:
+                newest = max(newest, os.stat(os.path.join(dirpath, name)).st_mtime_ns)
+            except OSError:
+                pass
+        if seen > _MAX_FILES_PER_INCLUDE_DIR:
+            break
+    return newest
+
+
+def cache_key(sources: List[str], recipe: dict, options: List[str] = ()) -> str:
+    """Every source's name and content + the build options + recipe + the tools' and
+    libraries' mtimes + the newest file in each include folder + each source's neighbouring
+    headers (its quoted #includes) decide whether a cached binary is current (the depfiles,
+    record_inputs, add every header a compile read)."""
+    if isinstance(sources, str):
+        sources = [sources]
     h = hashlib.sha256()
-    with open(source, "rb") as f:
-        h.update(f.read())
-    h.update(json.dumps(recipe, sort_keys=True).encode("utf-8"))
+    for source in sources:
+        h.update(("%s\0" % source).encode("utf-8", "surrogateescape"))
+        with open(source, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    h.update(json.dumps([recipe, list(options)], sort_keys=True).encode("utf-8"))
     for item in [recipe.get("rewrite_tool") or "", recipe.get("compiler") or ""] + list(recipe.get("link", [])):
         if os.path.isabs(item):
             h.update(("%s=%s;" % (item, _mtime(item))).encode("utf-8"))
-    for inc in recipe.get("include_dirs", []):
-        newest = 0
-        for dirpath, _, files in os.walk(inc):
-            for name in files:
-                try:
-                    newest = max(newest, os.stat(os.path.join(dirpath, name)).st_mtime_ns)
-                except OSError:
-                    pass
-        h.update(("%s=%d;" % (inc, newest)).encode("utf-8"))
-    folder = os.path.dirname(source)
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if name.endswith(_LOCAL_SOURCES) and path != source and os.path.isfile(path):
-            h.update(("%s=%s;" % (name, _mtime(path))).encode("utf-8"))
+    folders = list(recipe.get("include_dirs", [])) + [o[2:] for o in options if o.startswith("-I")]
+    for inc in folders:
+        h.update(("%s=%d;" % (inc, _newest_mtime(inc))).encode("utf-8", "surrogateescape"))
+    for folder in sorted(set(os.path.dirname(source) for source in sources)):
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if name.endswith(_LOCAL_SOURCES) and path not in sources and os.path.isfile(path):
+                h.update(("%s=%s;" % (path, _mtime(path))).encode("utf-8", "surrogateescape"))
     return h.hexdigest()[:24]
 
 
-DEPFILE_NAME = "rewritten.d"
 INPUTS_NAME = "inputs.txt"
 
 
-def compile_commands(source: str, recipe: dict, workdir: str, exe: str) -> List[List[str]]:
-    """The commands that turn ``source`` into ``exe``: [rewrite,] compile. The rewrite also
-    rewrites the project headers the program includes with quotes (next to it, or in the
-    recipe's ``rewrite_include_dirs``), as the build does, and lists every header it read in
-    ``workdir``/rewritten.d."""
+def _object_names(sources: List[str]) -> List[str]:
+    """One short, distinct name per source for its files in the work folder (k.cu, k-2.cu)."""
+    names, used = [], set()
+    for source in sources:
+        stem = os.path.splitext(os.path.basename(source))[0]
+        name, n = stem, 1
+        while name in used:
+            n += 1
+            name = "%s-%d" % (stem, n)
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def compile_commands(sources: List[str], recipe: dict, workdir: str, exe: str, options: List[str] = (),
+                     instrumented: bool = False) -> List[List[str]]:
+    """The commands that turn ``sources`` into ``exe``. On the simulator: per .cu file a rewrite
+    (which also rewrites the project headers the file includes with quotes, next to it, in the
+    recipe's ``rewrite_include_dirs`` or in the -I folders of ``options``, and lists every
+    header it read in ``workdir``/NAME.rewrite.d) and a compile with ``cu_flags`` (and the
+    instrumentation when ``instrumented``); per .cpp file a plain C++ compile against the
+    simulator's headers, per .c file a C compile; each compile writes a depfile NAME.o.d; then
+    one link. With nvcc (no rewrite tool): one command that gets every file."""
+    if isinstance(sources, str):
+        sources = [sources]
+    options = list(options)
     includes = ["-I" + d for d in recipe.get("include_dirs", [])]
     flags = list(recipe.get("flags", []))
     link = list(recipe.get("link", []))
-    folder = os.path.dirname(source)
     rewrite = recipe.get("rewrite_tool")
-    if rewrite:
-        rewritten = os.path.join(workdir, os.path.splitext(os.path.basename(source))[0] + ".sim.cpp")
+    if not rewrite:
+        return [[recipe["compiler"]] + flags + includes + options + list(sources) + link + ["-o", exe]]
+    cu_flags = list(recipe.get("cu_flags", []))     # what nvcc does for every .cu file
+    if instrumented:
+        cu_flags += list(recipe.get("instrument_flags", []))
+    header_options = ["-I" + d for d in recipe.get("rewrite_include_dirs", [])]
+    header_options += [o for o in options if o.startswith("-I")]
+    commands, objects = [], []
+    for source, name in zip(sources, _object_names(sources)):
+        folder = os.path.dirname(source)
+        obj = os.path.join(workdir, name + ".o")
+        compile_input, language = source, []
+        extra = []
         if source.endswith(".cu"):
-            flags += recipe.get("cu_flags", [])  # what nvcc does for every .cu file
-        header_options = ["-I" + d for d in recipe.get("rewrite_include_dirs", [])]
-        return [[rewrite, "-iquote", folder] + header_options +
-                ["--depfile", os.path.join(workdir, DEPFILE_NAME), source, rewritten],
-                [recipe["compiler"]] + flags + includes + ["-iquote", folder, rewritten] + link + ["-o", exe]]
-    return [[recipe["compiler"]] + flags + includes + [source] + link + ["-o", exe]]
+            compile_input = os.path.join(workdir, name + ".sim.cpp")
+            commands.append([rewrite, "-iquote", folder] + header_options +
+                            ["--depfile", os.path.join(workdir, name + ".rewrite.d"), source, compile_input])
+            extra = cu_flags
+        elif source.endswith(".c"):
+            language = ["-x", "c"]                   # C stays C, as with nvcc
+        file_flags = [f for f in flags if not (language and f.startswith("-std="))]
+        commands.append([recipe["compiler"]] + file_flags + extra + includes + options +
+                        ["-iquote", folder, "-MMD", "-MF", obj + ".d"] + language + ["-c", compile_input, "-o", obj])
+        objects.append(obj)
+    commands.append([recipe["compiler"]] + flags + objects + link + ["-o", exe])
+    return commands
 
 
 def depfile_inputs(text: str) -> List[str]:
@@ -136,13 +226,25 @@ def depfile_inputs(text: str) -> List[str]:
 
 
 def record_inputs(cache_dir: str) -> None:
-    """Remembers the size and time of every file the rewrite read (from its depfile), so that
-    a cached binary is rebuilt when a header outside the program's folder changes."""
+    """Remembers the size and time of every file the rewrites and compiles read (from their
+    depfiles, ``*.d`` in ``cache_dir``), so that a cached binary is rebuilt when a header
+    outside the program's folder changes. Files inside ``cache_dir`` itself (rewritten copies)
+    are left out: the folder is renamed once the build succeeds."""
     try:
-        with open(os.path.join(cache_dir, DEPFILE_NAME), encoding="utf-8", errors="surrogateescape") as f:
-            inputs = depfile_inputs(f.read())
+        names = sorted(n for n in os.listdir(cache_dir) if n.endswith(".d"))
     except OSError:
         return
+    if not names:
+        return
+    inputs = []
+    for name in names:
+        try:
+            with open(os.path.join(cache_dir, name), encoding="utf-8", errors="surrogateescape") as f:
+                inputs += depfile_inputs(f.read())
+        except OSError:
+            continue
+    inside = os.path.join(os.path.abspath(cache_dir), "")
+    inputs = [p for p in dict.fromkeys(inputs) if not os.path.abspath(p).startswith(inside)]
     with open(os.path.join(cache_dir, INPUTS_NAME), "w", encoding="utf-8", errors="surrogateescape") as f:
         for path in inputs:
             f.write("%s %s\n" % (_mtime(path), path))
@@ -197,36 +299,46 @@ def _ensure_tools_built(build, recipe: dict) -> None:
         ui.progress("built the %s runtime for ./course run" % recipe.get("backend", ""))
 
 
-def compile_program(session: Session, file: str, instrumented: bool = False) -> str:
-    """Compiles ``file`` (cached) and returns the executable's path. ``instrumented`` adds the
-    simulator's memory instrumentation (traffic counters, memcheck)."""
-    source = os.path.abspath(file)
-    if not os.path.isfile(source):
-        raise CourseError("no such file: %s" % file)
-    if not source.endswith((".cu", ".cpp", ".cc", ".cxx")):
-        raise CourseError("%s is not a CUDA source file (expected FILE.cu)" % file)
+def compile_program(session: Session, files: List[str], options: List[str] = (),
+                    instrumented: bool = False) -> str:
+    """Compiles the program made of ``files`` (cached) with the build ``options`` (-I, -D)
+    and returns the executable's path. ``instrumented`` adds the simulator's memory
+    instrumentation (traffic counters, memcheck) to the .cu files."""
+    if isinstance(files, str):
+        files = [files]
+    sources = []
+    for file in files:
+        source = os.path.abspath(file)
+        if not os.path.isfile(source):
+            raise CourseError("no such file: %s" % file)
+        if not source.endswith(SOURCE_SUFFIXES):
+            raise CourseError("%s is not a CUDA or C++ source file (expected FILE.cu, or .cpp, .cc, .cxx, .c)"
+                              % file)
+        sources.append(source)
+    for option in options:
+        if option.startswith("-I") and not os.path.isdir(option[2:]):
+            raise CourseError("-I %s: no such folder" % option[2:])
     build = session.build_dir()
     build.configure()
     recipe = load_recipe(build.path)
     _ensure_tools_built(build, recipe)
-    if instrumented:
-        recipe = dict(recipe, flags=list(recipe.get("flags", [])) + list(recipe.get("instrument_flags", [])))
-    key = cache_key(source, recipe)
+    key = cache_key(sources, dict(recipe, _instrumented=instrumented), options)
     cache_dir = os.path.join(build.path, "run-cache", key)
-    exe = os.path.join(cache_dir, os.path.splitext(os.path.basename(source))[0])
+    exe = os.path.join(cache_dir, os.path.splitext(os.path.basename(sources[0]))[0])
     if not os.path.isfile(exe) or not inputs_unchanged(cache_dir):
         work = cache_dir + ".tmp-%d" % os.getpid()
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         tmp_exe = os.path.join(work, os.path.basename(exe))
-        ui.progress("compiling %s (%s backend%s) ..." % (file, session.backend, ", instrumented" if instrumented else ""))
-        for cmd in compile_commands(source, recipe, work, tmp_exe):
+        what = " ".join(files)
+        ui.progress("compiling %s (%s backend%s) ..." % (what, session.backend, ", instrumented" if instrumented else ""))
+        for cmd in compile_commands(sources, recipe, work, tmp_exe, options, instrumented):
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   universal_newlines=True, errors="replace")
             if proc.returncode != 0:
                 sys.stderr.write(proc.stdout)
                 shutil.rmtree(work, ignore_errors=True)
-                raise CourseError("%s does not compile (see the messages above)" % file, FAILURE)
+                raise CourseError("%s does not compile (see the messages above)" % what, FAILURE)
             elif proc.stdout.strip():
                 sys.stderr.write(proc.stdout)    # warnings are worth seeing
         record_inputs(work)
@@ -235,13 +347,15 @@ def compile_program(session: Session, file: str, instrumented: bool = False) -> 
     return exe
 
 
-def run_program(session: Session, file: str, args: List[str], stats: bool, check: bool = False) -> int:
-    """Compiles and runs the program in place of this process. ``stats`` prints the
+def run_program(session: Session, files: List[str], args: List[str], stats: bool, check: bool = False,
+                options: List[str] = ()) -> int:
+    """Compiles ``files`` (with the build ``options``) and runs the program in place of this
+    process. ``stats`` prints the
     simulator's per-kernel traffic table at exit; ``check`` turns on racecheck, a shuffled
     thread order and the partial-barrier check (memcheck is on whenever the program is instrumented)."""
     if (stats or check) and session.backend != "sim":
         raise CourseError(GPU_TOOLS)
-    exe = compile_program(session, file, instrumented=stats or check)
+    exe = compile_program(session, files, options, instrumented=stats or check)
     env = dict(os.environ)
     if stats:
         env["CUDASIM_STATS"] = "1"

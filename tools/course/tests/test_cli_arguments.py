@@ -87,5 +87,65 @@ class RunArgumentsGoToTheProgram(unittest.TestCase):
         self.assertEqual((args.backend, args.file, args.args), ("cuda", "prog.cu", ["a"]))
 
 
+class RunTakesAProgramsShape(unittest.TestCase):
+    """run FILE.cu [MORE.cu/.cpp] [-I DIR] [-D NAME[=V]] [ARGS]: sources and build options right
+    after the first file belong to the build, up to the program's first argument or --."""
+
+    def parse(self, *argv):
+        from course.cli import parse_args
+        return parse_args(list(argv))
+
+    def test_more_sources_and_options_after_the_file(self):
+        args = self.parse("run", "main.cpp", "kernels.cu", "-I", "inc", "-DSCALE=3", "-Iother", "-D", "FAST",
+                          "util.cc", "7", "x.cu")
+        self.assertEqual(args.sources, ["main.cpp", "kernels.cu", "util.cc"])
+        self.assertEqual(args.build_options, ["-I" + os.path.abspath("inc"), "-DSCALE=3",
+                                              "-I" + os.path.abspath("other"), "-DFAST"])
+        self.assertEqual(args.args, ["7", "x.cu"])   # after the first ARG, everything is the program's
+
+    def test_one_file_keeps_its_old_meaning(self):
+        args = self.parse("run", "prog.cu", "-n", "5")
+        self.assertEqual((args.sources, args.build_options, args.args), (["prog.cu"], [], ["-n", "5"]))
+
+    def test_double_dash_ends_the_build_part(self):
+        args = self.parse("run", "prog.cu", "-DX", "--", "data.cu", "-Iy", "--stats")
+        self.assertEqual((args.sources, args.build_options), (["prog.cu"], ["-DX"]))
+        self.assertEqual(args.args, ["data.cu", "-Iy", "--stats"])
+        self.assertFalse(args.stats)
+
+    def test_stats_among_the_sources_is_ours(self):
+        args = self.parse("run", "a.cu", "--stats", "b.cpp", "1")
+        self.assertEqual((args.sources, args.args, args.stats), (["a.cu", "b.cpp"], ["1"], True))
+
+    def test_options_before_the_file_count_too(self):
+        args = self.parse("run", "-I", "inc", "-DN=2", "prog.cu", "-DM", "5")
+        self.assertEqual(args.sources, ["prog.cu"])
+        self.assertEqual(args.build_options, ["-I" + os.path.abspath("inc"), "-DN=2", "-DM"])
+        self.assertEqual(args.args, ["5"])
+
+    def test_profile_takes_the_same_shape(self):
+        args = self.parse("profile", "a.cu", "b.cu", "-DN=4", "--", "-x")
+        self.assertEqual((args.sources, args.build_options, args.args), (["a.cu", "b.cu"], ["-DN=4"], ["-x"]))
+
+    def test_an_option_without_its_value_is_a_usage_error(self):
+        result = support.run_cli("run", "prog.cu", "-I")
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("-I", result.stderr)
+        self.assertEqual(support.run_cli("run", "prog.cu", "-D=3").returncode, 2)
+
+    def test_a_missing_second_source_or_folder_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            main = os.path.join(tmp, "main.cu")
+            open(main, "w").close()
+            result = support.run_cli("run", main, "missing_kernels.cu")
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("missing_kernels.cu", result.stderr)
+            result = support.run_cli("run", main, "-I", os.path.join(tmp, "nope"))
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("nope", result.stderr)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
