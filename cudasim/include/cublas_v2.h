@@ -53,6 +53,16 @@ typedef enum {
   CUBLAS_POINTER_MODE_DEVICE = 1,  ///< device pointers
 } cublasPointerMode_t;
 
+/// Math modes (cublasSetMathMode). The CPU BLAS computes every mode in full fp32, so the mode is
+/// kept and reported but changes no result (a GPU's TF32 mode would round the inputs).
+typedef enum {
+  CUBLAS_DEFAULT_MATH = 0,
+  CUBLAS_TENSOR_OP_MATH = 1,
+  CUBLAS_PEDANTIC_MATH = 2,
+  CUBLAS_TF32_TENSOR_OP_MATH = 3,
+  CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
+} cublasMath_t;
+
 struct cublasContext;
 /// A cuBLAS library context: holds the stream and pointer mode. Create one per host thread
 /// (or per stream) with cublasCreate and release it with cublasDestroy.
@@ -74,6 +84,10 @@ cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream);
 cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
 /// The handle's pointer mode.
 cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode);
+/// Sets the handle's math mode (kept, see cublasMath_t).
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
+/// The handle's math mode.
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode);
 /// The enumerator's name, e.g. "CUBLAS_STATUS_INVALID_VALUE".
 const char* cublasGetStatusName(cublasStatus_t status);
 /// A short description of the status.

@@ -7,6 +7,9 @@
 // The real header's include guard: code such as NVIDIA's helper_cuda.h only defines its CUDA
 // helpers (checkCudaErrors, findCudaDevice) when it sees it.
 #define __CUDA_RUNTIME_H__
+// driver_types.h's guard: helper_cuda.h defines checkCudaErrors and getLastCudaError under it.
+// The types it names (cudaError_t, cudaStream_t, ...) come with this header here.
+#define __DRIVER_TYPES_H__
 
 // What the real header brings in and programs rely on without including it themselves
 // (NULL, malloc, memset, printf, assert, sqrtf, placement new).

@@ -34,6 +34,7 @@
 struct cublasContext {
   cudaStream_t stream = nullptr;
   cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
 };
 
 namespace cudasim::detail {
@@ -384,6 +385,23 @@ cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* 
   if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   *mode = h.pointer_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
+  std::lock_guard<std::mutex> lock(handles_mutex);
+  if (handle == nullptr || live_handles.count(handle) == 0) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const int base = mode & ~CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+  if (base < CUBLAS_DEFAULT_MATH || base > CUBLAS_TF32_TENSOR_OP_MATH) return CUBLAS_STATUS_INVALID_VALUE;
+  handle->math_mode = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = h.math_mode;
   return CUBLAS_STATUS_SUCCESS;
 }
 

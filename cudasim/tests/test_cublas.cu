@@ -102,6 +102,15 @@ TEST_F(Cublas, SgemmMatchesANaiveLoopForNonSquareShapesAndEveryTranspose) {
   }
 }
 
+TEST_F(Cublas, TheMathModeIsKeptPerHandle) {
+  cublasMath_t mode = CUBLAS_TENSOR_OP_MATH;
+  ASSERT_CUBLAS(cublasGetMathMode(handle_, &mode));
+  EXPECT_EQ(mode, CUBLAS_DEFAULT_MATH);
+  ASSERT_CUBLAS(cublasSetMathMode(handle_, CUBLAS_TF32_TENSOR_OP_MATH));
+  ASSERT_CUBLAS(cublasGetMathMode(handle_, &mode));
+  EXPECT_EQ(mode, CUBLAS_TF32_TENSOR_OP_MATH);
+}
+
 TEST_F(Cublas, SgemmWithBetaZeroDoesNotReadC) {
   const int m = 4, n = 3, k = 2;
   const std::vector<float> a = values<float>(m * k, 4), b = values<float>(k * n, 5);

@@ -13,6 +13,12 @@ constexpr bool kRuntimeGuardSeen = true;
 #else
 constexpr bool kRuntimeGuardSeen = false;
 #endif
+// ... and checkCudaErrors and getLastCudaError only under driver_types.h's guard.
+#ifdef __DRIVER_TYPES_H__
+constexpr bool kDriverTypesGuardSeen = true;
+#else
+constexpr bool kDriverTypesGuardSeen = false;
+#endif
 
 struct __align__(16) Aligned {
   float a, b;
@@ -39,6 +45,29 @@ TEST(Headers, AKernelCompilesAndRunsWithoutIncludingTheRuntimeHeader) {
 
 TEST(Headers, TheRuntimeHeaderDefinesItsIncludeGuard) { EXPECT_TRUE(kRuntimeGuardSeen); }
 
+TEST(Headers, TheDriverTypesIncludeGuardIsDefinedToo) { EXPECT_TRUE(kDriverTypesGuardSeen); }
+
+// llm.c's kernels stream through their inputs with cache-hinted loads and stores.
+__global__ void scale_with_cache_hints(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) __stcs(out + i, 2.0f * __ldcs(in + i) + __ldcg(in + i) + __ldg(in + i));
+}
+
+TEST(Headers, CacheHintedLoadsAndStoresMoveTheValues) {
+  const int n = 50;
+  float host[n];
+  for (int i = 0; i < n; ++i) host[i] = static_cast<float>(i);
+  float *in = NULL, *out = NULL;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in, host, n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  scale_with_cache_hints<<<2, 32>>>(in, out, n);
+  ASSERT_EQ(cudaMemcpy(host, out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(host[i], 4.0f * i) << "element " << i;
+  cudaFree(in);
+  cudaFree(out);
+}
+
 TEST(Headers, AlignAlignsLikeTheAttribute) {
   EXPECT_EQ(alignof(Aligned), 16u);
   __align__(8) float pair[2] = {1.0f, 2.0f};
@@ -50,6 +79,13 @@ TEST(Headers, DevicePropertiesComeWithTheRuntimeHeader) {
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
   EXPECT_GT(strlen(prop.name), 0u);
   EXPECT_EQ(prop.warpSize, 32);
+}
+
+TEST(Headers, TheComputeModeAllowsThisProcessToUseTheDevice) {
+  // What NVIDIA's samples ask through helper_cuda.h's findCudaDevice before they run.
+  int mode = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0), cudaSuccess);
+  EXPECT_NE(mode, cudaComputeModeProhibited);
 }
 
 TEST(Headers, ProfilerStartAndStopSucceed) {

@@ -419,9 +419,29 @@ inline int __float2int_ru(float x) { return static_cast<int>(std::ceil(x)); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
 inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
 
-/// Read-only cache loads are plain loads here.
+/// Loads and stores with a cache hint (read-only, streaming, cache-global, last-use, volatile;
+/// write-back, cache-global, streaming, write-through) are plain loads and stores here: the
+/// hint changes where a GPU keeps the line, never the value.
 template <class T>
 inline T __ldg(const T* p) { return *p; }
+template <class T>
+inline T __ldca(const T* p) { return *p; }
+template <class T>
+inline T __ldcg(const T* p) { return *p; }
+template <class T>
+inline T __ldcs(const T* p) { return *p; }
+template <class T>
+inline T __ldlu(const T* p) { return *p; }
+template <class T>
+inline T __ldcv(const T* p) { return *p; }
+template <class T>
+inline void __stwb(T* p, T value) { *p = value; }
+template <class T>
+inline void __stcg(T* p, T value) { *p = value; }
+template <class T>
+inline void __stcs(T* p, T value) { *p = value; }
+template <class T>
+inline void __stwt(T* p, T value) { *p = value; }
 
 /// Ends the launch with an error naming the kernel, block and thread (a GPU reports
 /// cudaErrorLaunchFailure after a trap).
