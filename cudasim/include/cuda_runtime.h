@@ -13,8 +13,10 @@
 
 // What the real header brings in and programs rely on without including it themselves
 // (NULL, malloc, memset, printf, assert, sqrtf, placement new).
+// Not the C++ <math.h> wrapper: in C++20 it declares std::lerp in the global namespace, which
+// collides with the lerp() that ML code often defines for itself; <cmath> brings the C
+// functions (sqrtf, expf, ...) all the same.
 #include <assert.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

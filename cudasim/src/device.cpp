@@ -47,7 +47,7 @@ const cudaDeviceProp& device_properties() {
     p.sharedMemPerMultiprocessor = 228 * 1024;
     p.regsPerMultiprocessor = 65536;
     p.managedMemory = 1;
-    p.cooperativeLaunch = 1;
+    p.cooperativeLaunch = 0;  // the simulator has no cudaLaunchCooperativeKernel (grid-wide sync)
     p.sharedMemPerBlockOptin = 227 * 1024;
     p.maxBlocksPerMultiProcessor = 32;
     return p;
@@ -160,6 +160,16 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMemoryClockRate: *value = 2619000; break;  // kHz
     case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
     case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
+    case cudaDevAttrGpuOverlap: *value = p.asyncEngineCount > 0; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrIntegrated: *value = p.integrated; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;  // host and kernels share the memory
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;  // cudaMallocAsync and cudaFreeAsync
     case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
     case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;

@@ -86,6 +86,49 @@ TEST(Headers, TheComputeModeAllowsThisProcessToUseTheDevice) {
   int mode = -1;
   ASSERT_EQ(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0), cudaSuccess);
   EXPECT_NE(mode, cudaComputeModeProhibited);
+  int integrated = -1, overlap = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, 0), cudaSuccess);
+  EXPECT_EQ(integrated, 0);  // a discrete GPU (an H100/H200 on the simulator)
+  EXPECT_EQ(overlap, 1);
+}
+
+TEST(Headers, DeviceAttributesAgreeWithTheDeviceProperties) {
+  cudaDeviceProp prop;
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const struct { cudaDeviceAttr attr; int expected; } cases[] = {
+      {cudaDevAttrConcurrentKernels, prop.concurrentKernels}, {cudaDevAttrAsyncEngineCount, prop.asyncEngineCount},
+      {cudaDevAttrUnifiedAddressing, prop.unifiedAddressing}, {cudaDevAttrManagedMemory, prop.managedMemory},
+      {cudaDevAttrCooperativeLaunch, prop.cooperativeLaunch}, {cudaDevAttrCanMapHostMemory, prop.canMapHostMemory}};
+  for (const auto& c : cases) {
+    int value = -1;
+    ASSERT_EQ(cudaDeviceGetAttribute(&value, c.attr, 0), cudaSuccess);
+    EXPECT_EQ(value, c.expected) << "attribute " << static_cast<int>(c.attr);
+  }
+}
+
+// Code of this kind defines its own lerp: the runtime header must not bring C++20's std::lerp
+// into the global namespace.
+__device__ inline float lerp(float start, float end, float weight) { return start + weight * (end - start); }
+
+__global__ void clamp_and_lerp(const float* x, float* out, int n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < static_cast<unsigned>(n)) out[i] = lerp(0.0f, x[min(n - 1, i + 1)], 0.5f);  // int and unsigned
+}
+
+TEST(Headers, MixedSignMinAndAUserLerpCompileAsWithNvcc) {
+  const int n = 8;
+  float host[n];
+  for (int i = 0; i < n; ++i) host[i] = static_cast<float>(2 * i);
+  float *x = NULL, *out = NULL;
+  ASSERT_EQ(cudaMalloc(&x, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(x, host, n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  clamp_and_lerp<<<1, n>>>(x, out, n);
+  ASSERT_EQ(cudaMemcpy(host, out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(host[i], static_cast<float>(i + 1 < n ? i + 1 : n - 1)) << i;
+  cudaFree(x);
+  cudaFree(out);
 }
 
 TEST(Headers, ProfilerStartAndStopSucceed) {

@@ -464,9 +464,23 @@ inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 inline float min(float a, float b) { return std::fmin(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
+// Mixed signedness and precision, as CUDA's math headers resolve them (to the unsigned or the
+// wider type), so that min(n - 1, i + threadIdx.x) is not ambiguous.
+inline unsigned min(int a, unsigned b) { return min(static_cast<unsigned>(a), b); }
+inline unsigned min(unsigned a, int b) { return min(a, static_cast<unsigned>(b)); }
+inline unsigned long long min(long long a, unsigned long long b) { return min(static_cast<unsigned long long>(a), b); }
+inline unsigned long long min(unsigned long long a, long long b) { return min(a, static_cast<unsigned long long>(b)); }
+inline double min(float a, double b) { return min(static_cast<double>(a), b); }
+inline double min(double a, float b) { return min(a, static_cast<double>(b)); }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
 inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 inline float max(float a, float b) { return std::fmax(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
+inline unsigned max(int a, unsigned b) { return max(static_cast<unsigned>(a), b); }
+inline unsigned max(unsigned a, int b) { return max(a, static_cast<unsigned>(b)); }
+inline unsigned long long max(long long a, unsigned long long b) { return max(static_cast<unsigned long long>(a), b); }
+inline unsigned long long max(unsigned long long a, long long b) { return max(a, static_cast<unsigned long long>(b)); }
+inline double max(float a, double b) { return max(static_cast<double>(a), b); }
+inline double max(double a, float b) { return max(a, static_cast<double>(b)); }
