@@ -26,6 +26,18 @@
 #include <cstdlib>
 #include <new>
 
+// What the C++ <math.h> adds to the global namespace (the float overloads, so that abs(-1.5f)
+// is not abs(int), and the classification functions), except C++20's std::lerp, which collides
+// with the lerp() that ML code often defines for itself (nvcc compiles C++17, without it).
+using std::abs, std::fabs, std::isfinite, std::isinf, std::isnan, std::isnormal, std::signbit,
+    std::fpclassify, std::sqrt, std::cbrt, std::exp, std::exp2, std::expm1, std::log, std::log2,
+    std::log10, std::log1p, std::pow, std::sin, std::cos, std::tan, std::asin, std::acos, std::atan,
+    std::atan2, std::sinh, std::cosh, std::tanh, std::asinh, std::acosh, std::atanh, std::floor,
+    std::ceil, std::round, std::trunc, std::rint, std::nearbyint, std::lround, std::llround,
+    std::fmod, std::remainder, std::fmin, std::fmax, std::fdim, std::fma, std::hypot, std::erf,
+    std::erfc, std::tgamma, std::lgamma, std::copysign, std::frexp, std::ldexp, std::modf,
+    std::scalbn, std::ilogb, std::logb, std::nextafter;
+
 #include "cudasim/runtime_types.hpp"
 #include "cudasim/execution.hpp"
 #include "cudasim/device_functions.hpp"

@@ -131,6 +131,12 @@ TEST(Headers, MixedSignMinAndAUserLerpCompileAsWithNvcc) {
   cudaFree(out);
 }
 
+TEST(Headers, TheMathOverloadsAreInTheGlobalNamespaceAsWithNvcc) {
+  EXPECT_EQ(abs(-1.5f), 1.5f);  // not abs(int)
+  EXPECT_TRUE(isfinite(1.0f));
+  EXPECT_TRUE(isnan(sqrt(-1.0f)));
+}
+
 TEST(Headers, ProfilerStartAndStopSucceed) {
   EXPECT_EQ(cudaProfilerStart(), cudaSuccess);
   EXPECT_EQ(cudaProfilerStop(), cudaSuccess);
