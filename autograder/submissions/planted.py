@@ -20,6 +20,8 @@ SX = "00-gpu-vs-cpu/02_saxpy.cu"
 # do not flag the test that plants one on purpose.)
 SOLUTION_FILE_FROM_SUBMISSION = "../../" + "solutions/00-gpu-vs-cpu/01_vector_add.cu"
 GOOD_BODY = "    c[i] = a[i] + b[i];\n"
+INC_VA = "#include \"vector_add.hpp\"\n"
+PLACEHOLDER_VA = "  const int blocks = 0;  // placeholder: a 0-block grid is rejected at launch\n"
 
 CASES = {
     "solutions": {"base": "solutions", "patch": {}, "expect": {}},
@@ -70,6 +72,84 @@ CASES = {
                        ("// launcher\n", "// launcher\n#endif\n")]},
         "expect": {"vector_add": "zero", "saxpy": "zero"},
         "status": {"saxpy": "forbidden include"}},
+    # ---- attacks on the grader itself (issue 14): each is refused before the program runs ----
+    # GoogleTest's own fake reporter swallows every failed assertion of the tests.
+    "fake_test_reporter": {"base": "exercises",
+                           "patch": {VA: [(INC_VA, INC_VA + "#include <gtest/gtest-spi.h>\n"
+                                           "static ::testing::TestPartResultArray swallowed;\n"
+                                           "static ::testing::ScopedFakeTestPartResultReporter fake(\n"
+                                           "    ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, "
+                                           "&swallowed);\n")]},
+                           "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A constructor in a section that sorts before the listener's, to run first.
+    "early_constructor_section": {"base": "exercises",
+                                  "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"
+                                                  "static void early() { std::printf(\"first\\n\"); }\n"
+                                                  "__attribute__((section(\".init_array.a.50\"), used)) "
+                                                  "static void (*early_ptr)() = early;\n")]},
+                                  "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A strong definition of the harness's comparison that accepts anything.
+    "harness_override": {"base": "exercises",
+                         "patch": {VA: [(INC_VA, INC_VA + "#include \"course_test.hpp\"\n"
+                                         "namespace course { namespace test { namespace detail {\n"
+                                         "template <> ::testing::AssertionResult compare<double, float>(\n"
+                                         "    const std::vector<double>&, const std::vector<float>&, double, double,\n"
+                                         "    const std::function<std::string(std::size_t)>&) {\n"
+                                         "  return ::testing::AssertionSuccess();\n}\n}}}\n")]},
+                         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # The reference build's rewritten copy of the solution, by its absolute path.
+    "include_reference_build": {"base": "exercises",
+                                "patch": {VA: [(INC_VA, '#include "{REFERENCE_BUILD}/lessons/00-gpu-vs-cpu/'
+                                                'cudasim_rewritten/submission_00_vector_add/01_vector_add.cu.cpp"\n'
+                                                '#if 0\n'), ("  CUDA_CHECK_LAUNCH();\n}\n",
+                                                              "  CUDA_CHECK_LAUNCH();\n}\n#endif\n")]},
+                                "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden include"}},
+    # The same file included with a clash, so that the compiler quotes its lines in an error.
+    "quote_the_reference_in_an_error": {
+        "base": "exercises",
+        "patch": {VA: [(INC_VA, INC_VA + '#include "{REFERENCE_BUILD}/lessons/00-gpu-vs-cpu/'
+                                'cudasim_rewritten/submission_00_vector_add/01_vector_add.cu.cpp"\n')]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "compile error"}},
+    # Kill the grader; escape the kill with a raw fork and a new session; read the answers.
+    "kill_the_grader": {"base": "exercises",
+                        "patch": {VA: [(INC_VA, INC_VA + "#include <signal.h>\n#include <unistd.h>\n"),
+                                       (PLACEHOLDER_VA, PLACEHOLDER_VA + "  kill(getppid(), SIGKILL);\n")]},
+                        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    "fork_and_setsid": {"base": "exercises",
+                        "patch": {VA: [(INC_VA, INC_VA + "#include <sys/syscall.h>\n#include <unistd.h>\n"),
+                                       (PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                        "  if (syscall(SYS_fork) == 0) { setsid(); for (;;) pause(); }\n")]},
+                        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    "read_the_solutions": {"base": "exercises",
+                           "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"),
+                                          (PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                           "  if (FILE* f = std::fopen(\"../../solutions/00-gpu-vs-cpu/01_vector_add.cu\", "
+                                           "\"r\")) { char b[256]; while (std::fgets(b, sizeof b, f)) "
+                                           "std::printf(\"%s\", b); std::fclose(f); }\n")]},
+                           "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A system call from inline assembly (no library symbol to see): getppid, then kill.
+    "inline_asm_syscall": {"base": "exercises",
+                           "patch": {VA: [(PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                           "  { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(110L) : "
+                                           "\"rcx\", \"r11\", \"memory\"); (void)r; }\n")]},
+                           "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # The simulator's counting hook replaced: every load and store uncounted (forged traffic).
+    "replace_counting_hook": {"base": "solutions",
+                              "patch": {VA: [(INC_VA, INC_VA + "#include <cstdint>\n"
+                                              "extern \"C\" void __sanitizer_cov_load4(std::uint32_t*) {}\n"
+                                              "extern \"C\" void __sanitizer_cov_store4(std::uint32_t*) {}\n")]},
+                              "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # Behaving differently when the grader measures performance.
+    "read_the_environment": {"base": "solutions",
+                             "patch": {VA: [(INC_VA, INC_VA + "#include <cstdlib>\n"),
+                                            ("  if (n == 0) return;\n",
+                                             "  if (n == 0) return;\n  if (std::getenv(\"COURSE_PERF\")) return;\n")]},
+                             "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # Code run before main by a global object's constructor.
+    "global_constructor": {"base": "solutions",
+                           "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"
+                                           "static int announced = std::printf(\"loaded\\n\");\n")]},
+                           "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     "forbidden_library": {"base": "solutions",
                           "patch": {VA: [("#include \"vector_add.hpp\"\n",
                                           "#include \"vector_add.hpp\"\n#include <cublas_v2.h>\n"),
@@ -91,10 +171,15 @@ def make_case(root: str, name: str, dest: str) -> str:
             if text.count(old) != 1:
                 raise ValueError("planted case %s: %r occurs %d times in %s (the base file changed; update "
                                  "autograder/submissions/planted.py)" % (name, old, text.count(old), rel))
-            text = text.replace(old, new)
+            text = text.replace(old, new.replace("{REFERENCE_BUILD}", reference_build(root)))
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return out
+
+
+def reference_build(root: str) -> str:
+    """The grader's build of the reference solutions (an include target for an attack)."""
+    return os.path.join(root, "build", "grade-" + os.environ.get("COURSE_BACKEND", "sim"), "reference")
 
 
 def expected(name: str, exercise: str) -> str:

@@ -109,6 +109,8 @@ def build_parser() -> OneLineParser:
                        help="table (default), json (stdout), junit (stdout) or gradescope (results.json)")
     grade.add_argument("--out", metavar="DIR",
                        help="also write results.json (Gradescope's format) here; gradescope's default is .")
+    grade.add_argument("--seed", metavar="N", help="the tests' random inputs (default: fresh, shown in the report); "
+                                                   "the same seed gives the same score")
 
     grade_all = sub.add_parser("grade-all", help="grade a whole class",
                                description="Grade every submission folder in DIR (one folder per student, each "
@@ -120,6 +122,8 @@ def build_parser() -> OneLineParser:
     grade_all.add_argument("--out", metavar="DIR", default="grades", help="where to write (default: ./grades)")
     grade_all.add_argument("--jobs", metavar="N", type=int, default=0,
                            help="submissions graded at once (default: half the CPU cores)")
+    grade_all.add_argument("--seed", metavar="N", help="the tests' random inputs, the same for every student "
+                                                       "(default: fresh, in each report)")
 
     selftest = sub.add_parser("selftest", help="the project's own test suite")
     _backend_option(selftest, argparse.SUPPRESS)
@@ -226,6 +230,7 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
             raise CourseError("--out %s exists and is not a folder" % args.out)
+        args.seed = _seed_argument(args.seed)
     if args.command == "grade-all":
         from .grade import validate_lesson_argument
         if not os.path.isdir(args.directory):
@@ -233,6 +238,7 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.jobs < 0:
             raise CourseError("--jobs must be >= 1")
+        args.seed = _seed_argument(args.seed)
     if args.command == "roofline":
         from .roofline import validate_gpu_argument
         validate_gpu_argument(args.gpu)
@@ -271,7 +277,7 @@ def dispatch(args: argparse.Namespace) -> int:
         from .process import memory_limit_from_env, timeout_from_env
         from .reports import render
         report = grade_submission(session.root, session.toolchain, submission, args.lesson,
-                                  timeout=timeout_from_env(), memory_bytes=memory_limit_from_env())
+                                  timeout=timeout_from_env(), memory_bytes=memory_limit_from_env(), seed=args.seed)
         text, written = render(report, args.format, args.out)
         if text:
             print(text)
@@ -283,8 +289,18 @@ def dispatch(args: argparse.Namespace) -> int:
         from .process import memory_limit_from_env, timeout_from_env
         return grade_all(session.root, session.toolchain, args.directory, args.out, args.lesson,
                          jobs=args.jobs or default_jobs(), timeout=timeout_from_env(),
-                         memory_bytes=memory_limit_from_env())
+                         memory_bytes=memory_limit_from_env(), seed=args.seed)
     raise CourseError("unknown command " + args.command)
+
+
+def _seed_argument(value: Optional[str]) -> Optional[int]:
+    """--seed N: a whole number below 2^64 (None: the grader draws one, or takes COURSE_SEED)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text.isdigit() or int(text) >= 2 ** 64:
+        raise CourseError("--seed must be a whole number below 2^64, not '%s'" % value)
+    return int(text)
 
 
 def _gpu_report(args: argparse.Namespace, root: str) -> int:

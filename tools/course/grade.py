@@ -3,6 +3,7 @@ their own process with limits, and score them from the rubric."""
 import hashlib
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import time
@@ -18,8 +19,9 @@ from .manifest import Exercise, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .perf import PerfOutcome, judge
 from .rubric import load_rubric, score
-from .untrusted import check_object, dependencies_under, object_files, parse_gtest_list, rewrite_inputs, \
-    section_names, solution_includes
+from .untrusted import ObjectBaseline, check_object, compiler_messages_for_student, defined_symbols, \
+    dependencies_outside, dependencies_under, object_files, parse_gtest_list, program_output_for_student, \
+    rewrite_inputs, section_names, solution_includes, trusted_definitions
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -78,6 +80,7 @@ class GradeReport:
     lesson: Optional[str]
     exercises: List[ExerciseGrade]
     execution_time: float = 0.0
+    seed: Optional[int] = None      # the tests' random inputs; grade again with it to replay
     warnings: List[str] = field(default_factory=list)
     ignored_files: List[str] = field(default_factory=list)
 
@@ -102,7 +105,7 @@ class GradeReport:
     def to_dict(self) -> dict:
         return {"backend": self.backend, "submission": self.submission, "lesson": self.lesson,
                 "score": self.score, "max_score": self.max_score,
-                "execution_time": round(self.execution_time, 1), "performance": self.performance,
+                "execution_time": round(self.execution_time, 1), "seed": self.seed, "performance": self.performance,
                 "warnings": self.warnings, "ignored_files": self.ignored_files,
                 "exercises": [e.to_dict() for e in self.exercises]}
 
@@ -161,6 +164,16 @@ def grade_build_dir(root: str, backend: str, submission: str) -> str:
     return os.path.join(root, "build", "grade-" + backend, "sub-" + digest)
 
 
+def fresh_seed() -> int:
+    """A seed for one grading run: COURSE_SEED when set (a whole number), else a random one."""
+    value = os.environ.get("COURSE_SEED", "").strip()
+    if value:
+        if not value.isdigit() or int(value) >= 2 ** 64:
+            raise CourseError("COURSE_SEED must be a whole number below 2^64, not '%s'" % value)
+        return int(value)
+    return secrets.randbelow(2 ** 63)
+
+
 def validate_lesson_argument(root: str, lesson: Optional[str]) -> None:
     """Reject an unknown --lesson before anything is built (the manifest checks it again)."""
     if not lesson:
@@ -181,10 +194,30 @@ FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
 
 
+def _same_content(source: str, target: str) -> bool:
+    """Whether ``target`` is a plain file with the bytes of ``source`` (compared by content: a
+    size and a time are easy to fake)."""
+    try:
+        if os.path.islink(target) or os.path.getsize(source) != os.path.getsize(target):
+            return False
+        # Read every time: filecmp's cache trusts a (size, time) pair seen before.
+        with open(source, "rb") as a, open(target, "rb") as b:
+            while True:
+                chunk = a.read(1 << 16)
+                if chunk != b.read(1 << 16):
+                    return False
+                if not chunk:
+                    return True
+    except OSError:
+        return False
+
+
 def sync_tree(src: str, dst: str, parts=SNAPSHOT_PARTS) -> None:
-    """Mirror ``parts`` of ``src`` into ``dst``: changed files copied with their times (so the
-    build does not redo what did not change), vanished ones removed. The grader builds
-    submissions from this copy of the course, which has no solutions/ to reach."""
+    """Mirror ``parts`` of ``src`` into ``dst``: files whose content differs copied (read-only;
+    what did not change is left alone, so the build does not redo it), vanished ones removed.
+    The grader builds submissions from this copy of the course, which has no solutions/ to
+    reach; it is compared by content at every grading run, so a submission that wrote into it
+    poisons nothing that is graded later."""
     wanted = set()
     for part in parts:
         source = os.path.join(src, part)
@@ -199,14 +232,15 @@ def sync_tree(src: str, dst: str, parts=SNAPSHOT_PARTS) -> None:
                     items.append((full, os.path.join(dst, os.path.relpath(full, src))))
         for source_file, target in items:
             wanted.add(target)
-            try:
-                a, b = os.stat(source_file), os.stat(target)
-                if a.st_size == b.st_size and int(a.st_mtime) == int(b.st_mtime):
-                    continue
-            except FileNotFoundError:
-                pass
+            if _same_content(source_file, target):
+                continue
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copy2(source_file, target)
+            if os.path.lexists(target):
+                os.remove(target)        # a link planted in the snapshot is replaced, not followed
+            # A fresh modification time: a restored file must be newer than anything built from
+            # the copy it replaces, or the build would keep objects made from a poisoned copy.
+            shutil.copyfile(source_file, target)
+            os.chmod(target, 0o444 if not os.access(source_file, os.X_OK) else 0o555)
     for dirpath, _, filenames in os.walk(dst):
         for name in filenames:
             full = os.path.join(dirpath, name)
@@ -232,7 +266,7 @@ class Reference:
         self.backend = toolchain.backend
         self._tests: Dict[str, List[str]] = {}
         self._applicable: Dict[str, List[str]] = {}
-        self._sections: Dict[str, List[str]] = {}
+        self._baselines: Dict[str, ObjectBaseline] = {}
         self.ready = False
 
     def prepare(self) -> None:
@@ -262,13 +296,18 @@ class Reference:
             self._tests[ex.key] = parse_gtest_list(proc.stdout)
         return self._tests[ex.key]
 
-    def baseline_sections(self, ex: Exercise) -> List[str]:
-        """Start-up sections of the reference's object (what the toolchain itself adds)."""
-        if ex.key not in self._sections:
+    def object_baseline(self, ex: Exercise) -> ObjectBaseline:
+        """What the reference's own object and test program tell the object rules (cached)."""
+        if ex.key not in self._baselines:
             ref = self.manifest.exercise(ex.lesson, ex.name).variant("submission").target
             found = object_files(self.build.path, ref, ex.file)
-            self._sections[ex.key] = section_names(found[0]) if found else []
-        return self._sections[ex.key]
+            baseline = ObjectBaseline()
+            if found:
+                baseline.sections = section_names(found[0])
+                baseline.own = {d.name for obj in found for d in defined_symbols(obj)}
+            baseline.trusted = trusted_definitions(self.executable(ex))
+            self._baselines[ex.key] = baseline
+        return self._baselines[ex.key]
 
     def correctness_tests(self, ex: Exercise) -> List[str]:
         return [t for t in self.tests(ex) if not t.startswith("CoursePerf.")]
@@ -331,11 +370,14 @@ def dependency_paths(build: BuildDir, obj: str) -> str:
 def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: Optional[str] = None, *,
                      timeout: float, memory_bytes: Optional[int], build_dir: Optional[str] = None,
                      reference: Optional[Reference] = None, snapshot: Optional[str] = None,
-                     quiet: bool = False) -> GradeReport:
+                     quiet: bool = False, seed: Optional[int] = None) -> GradeReport:
     """Grade the submission folder ``submission`` (laid out like exercises/).
 
-    ``build_dir``, ``reference`` and ``snapshot`` let grade-all share work between submissions."""
+    ``build_dir``, ``reference`` and ``snapshot`` let grade-all share work between submissions.
+    ``seed`` pins the tests' random inputs (default: a fresh one, recorded in the report), so a
+    re-grade with the same seed gives the same score."""
     started = time.monotonic()
+    seed = fresh_seed() if seed is None else seed
     if not os.path.isdir(submission):
         raise CourseError("submission folder '%s' does not exist" % submission)
     validate_lesson_argument(root, lesson)
@@ -357,7 +399,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             selected_lesson = resolve_lesson(manifest, lesson)
             exercises = manifest.lesson_exercises(selected_lesson)
         report = GradeReport(backend=toolchain.backend, submission=os.path.abspath(submission),
-                             lesson=selected_lesson, exercises=[],
+                             lesson=selected_lesson, exercises=[], seed=seed,
                              ignored_files=[f for f in ignored if not _is_known(f, known)])
         rubrics = {}
         for lesson_name in dict.fromkeys(ex.lesson for ex in exercises):
@@ -403,18 +445,24 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             outcome = outcomes[target]
             objects = object_files(build.path, target, ex.file)
             rule = None
-            baseline = reference.baseline_sections(ex)
+            baseline = reference.object_baseline(ex)
             for obj in objects:
                 rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
                 if not rule:
                     inputs = dependency_paths(build, obj) + "\n" + "\n".join(
                         rewrite_inputs(build.path, target, ex.file))
                     reached = dependencies_under(inputs, os.path.join(root, "solutions"))
-                    if reached:
+                    outside = dependencies_outside(inputs, [snapshot, copy_dir, build.path], root)
+                    if reached or outside:
                         grade.status = FORBIDDEN_INCLUDE
-                        grade.note = "includes a reference solution; scored 0"
-                        grade.feedback = ("A submission may not include files from solutions/; the compiler read: %s"
-                                          % ", ".join(reached[:5]))
+                        if reached:
+                            grade.note = "includes a reference solution; scored 0"
+                            grade.feedback = ("A submission may not include files from solutions/; the compiler "
+                                              "read: %s" % ", ".join(reached[:5]))
+                        else:
+                            grade.note = "includes files from outside the course; scored 0"
+                            grade.feedback = ("A submission compiles against the course's headers and the system's "
+                                              "only; the compiler read: %s" % ", ".join(outside[:5]))
                         break
                 if rule:
                     break
@@ -433,13 +481,15 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                                       "submission; fix the course and grade again" % broken, FAILURE)
                 grade.status = COMPILE_ERROR
                 grade.note = "does not compile; the compiler's messages follow"
-                grade.feedback = _cap(readable_build_output(outcome.output).replace(copy_dir + os.sep, "submission/"))
+                messages = compiler_messages_for_student(readable_build_output(outcome.output),
+                                                         [copy_dir, snapshot, build.path], root)
+                grade.feedback = _cap(messages.replace(copy_dir + os.sep, "submission/"))
                 continue
             if not quiet:
                 ui.progress("running %s ..." % ex.key, end="")
             run = run_graded_tests(ex.variant("submission").executable,
                                    reference.applicable_tests(ex, timeout, memory_bytes),
-                                   timeout=timeout, memory_bytes=memory_bytes)
+                                   timeout=timeout, memory_bytes=memory_bytes, seed=seed)
             if not quiet:
                 ui.progress(" " + run.status)
             grade.status = run.status
@@ -456,9 +506,9 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                     grade.feedback += "\nTests that did not run (they count as failed): %s\n" % ", ".join(run.missing)
             else:
                 grade.score = 0.0
-                output = run.process.output if run.process else ""
-                grade.feedback = run.reason + ("\n\nThe end of the test program's output:\n" + output[-8192:]
-                                               if output.strip() else "")
+                shown = program_output_for_student(run.process.output if run.process else "")
+                grade.feedback = run.reason + ("\n\nWhat the simulator and the C++ runtime reported:\n" + shown
+                                               if shown.strip() else "")
             if grade.status == ERROR and not grade.note:
                 grade.note = "no usable test results"
         # Performance, only for exercises with performance points.

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 
 from .build import cpu_count
 from .errors import CourseError
-from .grade import GradeReport, Reference, course_snapshot, grade_submission, validate_lesson_argument
+from .grade import GradeReport, Reference, course_snapshot, fresh_seed, grade_submission, validate_lesson_argument
 
 
 def submission_folders(directory: str) -> List[str]:
@@ -62,10 +62,11 @@ def report_row(student: str, report: Optional[GradeReport], error: str = "") -> 
 
 
 def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Optional[str], *, jobs: int,
-              timeout: float, memory_bytes: Optional[int]) -> int:
+              timeout: float, memory_bytes: Optional[int], seed: Optional[int] = None) -> int:
     from .reports import format_grade_table, gradescope_json
     validate_lesson_argument(root, lesson)
     students = submission_folders(directory)
+    seed = fresh_seed() if seed is None else seed      # one for the class: every student gets the same inputs
     os.makedirs(out_dir, exist_ok=True)
     reference = Reference(root, toolchain)
     reference.prepare()                      # once, before the workers start
@@ -100,7 +101,8 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
             os.makedirs(student_out, exist_ok=True)
             try:
                 report = grade_submission(root, toolchain, folder, lesson, timeout=timeout, memory_bytes=memory_bytes,
-                                          build_dir=build_dir, reference=reference, snapshot=snapshot, quiet=True)
+                                          build_dir=build_dir, reference=reference, snapshot=snapshot, quiet=True,
+                                          seed=seed)
                 with open(os.path.join(student_out, "results.json"), "w", encoding="utf-8") as f:
                     json.dump(gradescope_json(report), f, indent=2)
                 with open(os.path.join(student_out, "report.json"), "w", encoding="utf-8") as f:
@@ -132,8 +134,8 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(gradebook_csv(rows, keys))
     failed = [r["student"] for r in rows if r.get("error")]
-    print("graded %d submissions in %.1f s with %d workers; gradebook: %s" % (len(students), time.monotonic() - started,
-                                                                              jobs, path))
+    print("graded %d submissions in %.1f s with %d workers (seed %d); gradebook: %s"
+          % (len(students), time.monotonic() - started, jobs, seed, path))
     if failed:
         print("not graded because of errors in the course itself: %s" % ", ".join(map(str, failed)))
     return 0

@@ -94,10 +94,14 @@ def run_signed(executable: str, *, timeout: float, memory_bytes: Optional[int], 
 
 
 def run_graded_tests(executable: str, expected: List[str], *, timeout: float,
-                     memory_bytes: Optional[int]) -> GradedRun:
-    """The correctness run: every test except the performance cases."""
+                     memory_bytes: Optional[int], seed: Optional[int] = None) -> GradedRun:
+    """The correctness run: every test except the performance cases, its random inputs drawn
+    from ``seed`` (the grading run's, recorded in the report) when given."""
+    env = dict(GRADED_CHECKS)
+    if seed is not None:
+        env["COURSE_SEED"] = str(seed)
     run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter="-" + PERF_FILTER,
-                     env=GRADED_CHECKS)
+                     env=env)
     if run.signed is None or run.status != ERROR or run.reason:
         return run
     passed, total, missing = count_expected(run.signed, expected)

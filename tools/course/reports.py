@@ -40,6 +40,8 @@ def format_grade_table(report: GradeReport, details: bool = True) -> str:
     footer = ["total", "", "", "%s/%s" % (format_points(report.score), format_points(report.max_score)), ""]
     out = [format_table(["exercise", "tests", "perf", "score", "note"], rows, footer)]
     out.append("performance: %s" % report.performance)
+    if report.seed is not None:
+        out.append("seed: %d (grade again with --seed %d for the same inputs)" % (report.seed, report.seed))
     if report.ignored_files:
         out.append("ignored (not an exercise of the course): %s" % ", ".join(report.ignored_files))
     if details:
@@ -101,6 +103,8 @@ def gradescope_json(report: GradeReport) -> dict:
     summary = ["Graded on the %s backend: %s of %s points." % (report.backend, format_points(report.score),
                                                                format_points(report.max_score)),
                "Performance: %s." % report.performance]
+    if report.seed is not None:
+        summary.append("Seed of the tests' inputs: %d." % report.seed)
     if report.ignored_files:
         summary.append("Ignored files: %s" % ", ".join(report.ignored_files))
     return {

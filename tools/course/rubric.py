@@ -5,7 +5,7 @@
     performance_points = 5        # optional; against the reference solution (tools/course/perf.py)
     criterion_sim = global_bytes  # global_bytes | launches | none   (what counts on the simulator)
     criterion_cuda = time         # time | none                       (what counts on a GPU)
-    allowed_libraries = cublas    # optional; libraries the exercise may call (default: none)
+    allowed_libraries = cublas    # optional; libraries and facilities (threads, files) the exercise may use
 
 A ``[DEFAULT]`` section's ``points`` applies to exercises without their own section; an
 exercise with neither gets DEFAULT_POINTS and a warning."""
@@ -82,9 +82,15 @@ CRITERIA = {"sim": ("global_bytes", "launches", "none"), "cuda": ("time", "none"
 KEYS = {"points", "performance_points", "criterion_sim", "criterion_cuda", "allowed_libraries"}
 
 
-def _parse_libraries(value: str) -> List[str]:
+def _parse_libraries(value: str, where: str) -> List[str]:
+    from .symbol_policy import FACILITIES
     items = [v.strip().lower() for v in value.replace(",", " ").split()]
-    return [v for v in items if v and v != "none"]
+    libs = [v for v in items if v and v != "none"]
+    unknown = [v for v in libs if v not in FACILITIES]
+    if unknown:
+        raise CourseError("%s: allowed_libraries names %s; known: %s" % (where, ", ".join(unknown),
+                                                                       ", ".join(sorted(FACILITIES))))
+    return libs
 
 
 def _parse_extras(rubric: "Rubric", name: Optional[str], options: Dict[str, str], where: str) -> None:
@@ -109,7 +115,7 @@ def _parse_extras(rubric: "Rubric", name: Optional[str], options: Dict[str, str]
             else:
                 rubric.criteria.setdefault(name, {})[backend] = value
     if "allowed_libraries" in options:
-        libs = _parse_libraries(options["allowed_libraries"])
+        libs = _parse_libraries(options["allowed_libraries"], where)
         if name is None:
             rubric.default_libraries = libs
         else:

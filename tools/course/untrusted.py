@@ -3,9 +3,8 @@
 - signed results: a fresh key per run, handed to the test program through a pipe that the
   grader's listener (autograder/harness/course_grader_listener.cpp) reads and closes before
   the submission's own code runs; the result file must carry HMAC-SHA256(key, body);
-- object checks on the submission's compiled object: forbidden library calls (from the
-  undefined symbols, ``nm``), and constructors that would run before the listener's
-  (prioritised ``.init_array.N``/``.ctors.N`` or ``.preinit_array`` sections);
+- object checks on the submission's compiled object, an allow-list (symbol_policy.py): what it
+  imports, what it defines, which sections it carries, no raw system calls;
 - include checks: a submission may not include anything from ``solutions/`` (a clear message
   from the source text, and the compiler's dependency record as the authority).
 """
@@ -17,7 +16,9 @@ import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from .symbol_policy import Definition, ObjectFacts, object_violations
 
 RESULT_MAGIC = "course-grader-result 1"
 
@@ -117,110 +118,116 @@ def parse_gtest_list(text: str) -> List[str]:
     return names
 
 
-# ---- object checks -------------------------------------------------------------------------
-# Symbols that say "this object calls library X". Matched against demangled undefined symbols.
-LIBRARY_SYMBOLS: Dict[str, List[str]] = {
-    "cublas": [r"^cublas", r"^cublasLt"],
-    "cudnn": [r"^cudnn"],
-    "cufft": [r"^cufft"],
-    "curand": [r"^curand"],
-    "cusparse": [r"^cusparse"],
-    "cusolver": [r"^cusolver"],
-    "nccl": [r"^nccl"],
-    "blas": [r"^cblas_", r"^[sdcz](gemm|gemv|axpy|dot|scal|copy|nrm2|asum)_?$", r"^openblas"],
-    "thrust": [r"^thrust::"],
-    "cub": [r"^cub::"],
-}
-# Never allowed in an exercise: loading code at run time (a way around the checks above),
-# starting programs, tampering with other processes.
-ALWAYS_FORBIDDEN = [r"^dlopen$", r"^dlmopen$", r"^dlsym$", r"^dlvsym$", r"^fork$", r"^vfork$", r"^clone3?$",
-                    r"^execv", r"^execl", r"^execve$", r"^posix_spawnp?$", r"^system$", r"^popen$",
-                    r"^ptrace$", r"^process_vm_(read|write)v$"]
-
-_PRIORITY_SECTION = re.compile(r"^\.(init_array|ctors|fini_array|dtors)\.\d+$|^\.preinit_array$")
-
-
-def undefined_symbols(obj: str) -> List[str]:
-    """Demangled undefined symbols of an object file (``nm -u -C``); [] when nm is missing."""
-    nm = shutil.which("nm")
-    if not nm:
+# ---- object checks (the rules: tools/course/symbol_policy.py) --------------------------------
+def _tool_lines(argv: List[str], stdin: Optional[str] = None) -> List[str]:
+    """stdout lines of a binutils tool; [] when it is missing."""
+    if not shutil.which(argv[0]):
         return []
-    proc = subprocess.run([nm, "-u", "-C", obj], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    proc = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           universal_newlines=True, errors="replace")
-    out = []
-    for line in proc.stdout.splitlines():
+    return proc.stdout.splitlines()
+
+
+def demangle(names: List[str]) -> List[str]:
+    """``c++filt`` over ``names`` in one call (names unchanged when it is missing)."""
+    if not names or not shutil.which("c++filt"):
+        return list(names)
+    shown = _tool_lines(["c++filt"], "\n".join(names) + "\n")
+    return shown if len(shown) == len(names) else list(names)
+
+
+def undefined_symbols(obj: str) -> List[Tuple[str, str]]:
+    """(mangled, demangled) for each symbol the object imports (``nm -u``)."""
+    names = []
+    for line in _tool_lines(["nm", "-u", obj]):
         parts = line.strip().split(None, 1)
         if len(parts) == 2 and parts[0] in ("U", "w", "v"):
-            out.append(parts[1].split("@")[0])
-    return out
+            names.append(parts[1].split("@")[0])
+    return list(zip(names, demangle(names)))
+
+
+def defined_symbols(path: str, dynamic: bool = False) -> List[Definition]:
+    """The external definitions of an object, executable or (``dynamic``) shared library."""
+    argv = ["nm", "-g", "--defined-only"] + (["-D"] if dynamic else []) + [path]
+    found = []
+    for line in _tool_lines(argv):
+        parts = line.split()
+        if len(parts) == 3 and len(parts[1]) == 1:
+            found.append(Definition(parts[2].split("@")[0], parts[1]))
+    for d, shown in zip(found, demangle([d.name for d in found])):
+        d.shown = shown
+    return found
 
 
 def section_names(obj: str) -> List[str]:
     """Section names with their sizes, "name:size" (``readelf -S -W``)."""
-    readelf = shutil.which("readelf")
-    if not readelf:
-        return []
-    proc = subprocess.run([readelf, "-S", "-W", obj], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          universal_newlines=True, errors="replace")
     names = []
-    for line in proc.stdout.splitlines():
-        m = re.match(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", line)
-        if m:
+    for line in _tool_lines(["readelf", "-S", "-W", obj]):
+        m = re.match(r"^\s*\[\s*\d+\]\s+(\S*)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m and not line.strip().startswith("[ 0]"):      # the null section has no name
             names.append("%s:%d" % (m.group(1), int(m.group(2), 16)))
     return names
 
 
-def forbidden_calls(symbols: Iterable[str], allowed_libraries: Iterable[str]) -> List[Tuple[str, str]]:
-    """(symbol, library or "never allowed") for each forbidden symbol, in order."""
-    allowed = {lib.strip().lower() for lib in allowed_libraries}
-    found = []
-    for sym in symbols:
-        name = sym.strip()
-        for pattern in ALWAYS_FORBIDDEN:
-            if re.search(pattern, name):
-                found.append((name, "never allowed"))
-                break
-        else:
-            for lib, patterns in LIBRARY_SYMBOLS.items():
-                if lib in allowed:
-                    continue
-                if any(re.search(p, name) for p in patterns):
-                    found.append((name, lib))
-                    break
-    return found
+_SYSCALL_INSN = re.compile(r"\s(syscall|sysenter|int\s+\$0x80)\b")
 
 
-def startup_tricks(sections: Iterable[str], baseline: Iterable[str] = ()) -> List[str]:
-    """Prioritised start-up sections ("name:size") not also in ``baseline`` (the reference
-    solution's object from the same compiler and flags: instrumentation such as the
-    simulator's sanitizer-coverage constructor is the toolchain's, not the student's)."""
-    allowed = list(baseline)
-    out = []
-    for item in sections:
-        name = item.rsplit(":", 1)[0]
-        if not _PRIORITY_SECTION.match(name):
-            continue
-        if item in allowed:
-            allowed.remove(item)
-            continue
-        out.append(name)
-    return out
+def system_call_instructions(obj: str) -> List[str]:
+    """Raw system-call instructions in the object's code (inline assembly)."""
+    hits = []
+    for line in _tool_lines(["objdump", "-d", "--no-show-raw-insn", obj]):
+        m = _SYSCALL_INSN.search(line)
+        if m:
+            hits.append(m.group(1))
+    return sorted(set(hits))
 
 
-def check_object(obj: str, allowed_libraries: Iterable[str], baseline_sections: Iterable[str] = ()) -> Optional[str]:
+def object_facts(obj: str) -> ObjectFacts:
+    return ObjectFacts(imports=undefined_symbols(obj), definitions=defined_symbols(obj),
+                       sections=section_names(obj), system_calls=system_call_instructions(obj))
+
+
+def shared_libraries(executable: str) -> List[str]:
+    """The shared libraries ``executable`` loads (``ldd``), as paths."""
+    libs = []
+    for line in _tool_lines(["ldd", executable]):
+        m = re.search(r"(/\S+\.so[.\d]*)\s*\(0x", line)
+        if m and os.path.isfile(m.group(1)):
+            libs.append(m.group(1))
+    return libs
+
+
+def trusted_definitions(reference_executable: str) -> Set[str]:
+    """Names the trusted part of a test program defines: the reference test program itself (the
+    tests, the harness, GoogleTest, the simulator) and the shared libraries it loads."""
+    names = {d.name for d in defined_symbols(reference_executable)}
+    for lib in shared_libraries(reference_executable):
+        names.update(d.name for d in defined_symbols(lib, dynamic=True))
+    return names
+
+
+@dataclass
+class ObjectBaseline:
+    """What the reference solution's object of the same exercise, built by the same toolchain,
+    tells the rules: its start-up sections, its own definitions, and the trusted names."""
+    sections: List[str] = field(default_factory=list)
+    own: Set[str] = field(default_factory=set)
+    trusted: Set[str] = field(default_factory=set)
+
+
+def check_object(obj: str, facilities: Iterable[str], baseline: ObjectBaseline) -> Optional[str]:
     """A message for the student when the object breaks a rule, else None."""
-    calls = forbidden_calls(undefined_symbols(obj), allowed_libraries)
-    if calls:
-        shown = ", ".join("%s (%s)" % (sym, lib if lib == "never allowed" else "library " + lib)
-                          for sym, lib in calls[:5])
-        allowed = ", ".join(allowed_libraries) or "none"
-        return ("forbidden library call: the exercise calls %s; this exercise may call these libraries: %s "
-                "(autograder/rubric). Write the code yourself." % (shown, allowed))
-    tricks = startup_tricks(section_names(obj), baseline_sections)
-    if tricks:
-        return ("forbidden start-up code: the exercise has prioritised constructors or pre-init functions "
-                "(sections %s), which the grader does not allow" % ", ".join(tricks))
-    return None
+    facilities = list(facilities)
+    broken = object_violations(object_facts(obj), facilities, trusted=baseline.trusted, own=baseline.own,
+                               baseline_sections=baseline.sections)
+    if not broken:
+        return None
+    shown = "; ".join("%s: %s" % (what, why) for what, why in broken[:6])
+    more = " (and %d more)" % (len(broken) - 6) if len(broken) > 6 else ""
+    return ("forbidden code: the exercise's object uses what an exercise may not: %s%s. This exercise may use the "
+            "CUDA runtime, the C and C++ standard libraries and the math library%s (autograder/rubric); it may not "
+            "define anything of the grader, the simulator or a library, nor add start-up code."
+            % (shown, more, ", and " + ", ".join(facilities) if facilities else ""))
 
 
 def object_files(build_dir: str, target: str, exercise_file: str) -> List[str]:
@@ -261,14 +268,94 @@ def solution_includes(source_text: str) -> List[str]:
     return hits
 
 
-def dependencies_under(dep_text: str, forbidden_root: str) -> List[str]:
-    """Paths in ``ninja -t deps`` output that lie under ``forbidden_root``."""
-    root = os.path.realpath(forbidden_root) + os.sep
-    hits = []
+def dependency_paths_of(dep_text: str) -> List[str]:
+    """Paths in ``ninja -t deps`` output or in a list of paths, one per line."""
+    paths = []
     for line in dep_text.splitlines():
         path = line.strip()
         if not path or path.endswith(")") or ":" in path.split(os.sep)[0]:
             continue
-        if os.path.realpath(path).startswith(root):
-            hits.append(path)
+        paths.append(path)
+    return paths
+
+
+def dependencies_under(dep_text: str, forbidden_root: str) -> List[str]:
+    """Paths in ``ninja -t deps`` output that lie under ``forbidden_root``."""
+    root = os.path.realpath(forbidden_root) + os.sep
+    return [p for p in dependency_paths_of(dep_text) if os.path.realpath(p).startswith(root)]
+
+
+# Where a compiler's own and the system's headers live. The course's folders are judged
+# separately: inside the repository only the grader's snapshot and the submission's own build
+# folder count, even when the repository itself sits under one of these.
+SYSTEM_HEADER_ROOTS = ("/usr/include", "/usr/lib", "/usr/local/include", "/usr/local/cuda", "/usr/local/lib",
+                       "/usr/share", "/opt/nvidia", "/opt/cuda")
+
+
+def _under(path: str, roots: Iterable[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def dependencies_outside(dep_text: str, allowed: Iterable[str], repository: str,
+                         system_roots: Iterable[str] = SYSTEM_HEADER_ROOTS) -> List[str]:
+    """Paths the compiler read that are neither under ``allowed`` (the course snapshot, the
+    submission's private copy and its build folder) nor system headers outside the repository:
+    another student's files, the reference build, a temporary folder, a home folder."""
+    allowed = [os.path.realpath(a) for a in allowed]
+    repository = os.path.realpath(repository)
+    system_roots = [os.path.realpath(r) for r in system_roots]
+    hits = []
+    for path in dependency_paths_of(dep_text):
+        real = os.path.realpath(path)
+        if _under(real, allowed):
+            continue
+        if _under(real, system_roots) and not _under(real, [repository]):
+            continue
+        hits.append(path)
     return hits
+
+
+# ---- what the student sees of the compiler -----------------------------------------------
+_DIAGNOSTIC = re.compile(r"^(?:In file included from |\s+from )?(/[^:]+|[^/\s:][^:]*):\d+(?::\d+)?[:,]")
+HIDDEN_DIAGNOSTIC = "[a message about a file outside the submission and the course's headers is not shown]"
+
+
+def compiler_messages_for_student(text: str, allowed: Iterable[str], repository: str) -> str:
+    """The compiler's output without what it said about files outside ``allowed`` (the
+    submission, the course snapshot) and the system headers: a diagnostic there quotes that
+    file's lines, which could be a reference solution or another student's work."""
+    allowed = list(allowed)
+    out: List[str] = []
+    showing = True
+    for line in text.splitlines():
+        m = _DIAGNOSTIC.match(line)
+        if m:
+            path = m.group(1)
+            showing = not os.path.isabs(path) or not dependencies_outside(path, allowed, repository)
+            if not showing and (not out or out[-1] != HIDDEN_DIAGNOSTIC):
+                out.append(HIDDEN_DIAGNOSTIC)
+        if showing:
+            out.append(line)
+        elif re.match(r"^\d+ (error|warning)s? generated", line):
+            out.append(line)
+            showing = True
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+def program_output_for_student(output: str, limit: int = 8192) -> str:
+    """What a crashed or hung test program printed that the student may see: the simulator's
+    reports ("cudasim: ..." and their indented continuation lines) and the C++ runtime's
+    "terminate called ..." lines, capped. Anything else is text the submission chose to print."""
+    kept: List[str] = []
+    keeping = False
+    for line in output.splitlines():
+        if line.startswith("cudasim: ") or line.startswith("terminate called") or line.startswith("  what():"):
+            keeping = True
+        elif not (keeping and line[:1] in (" ", "\t")):
+            keeping = False
+        if keeping:
+            kept.append(line)
+    text = "\n".join(kept)
+    if len(text) > limit:
+        text = text[:limit] + "\n[... cut ...]"
+    return text

@@ -22,11 +22,16 @@ class RubricParsing(unittest.TestCase):
 
     def test_bad_values_are_clear_errors(self):
         for text in ("[a]\npoints = ten\n", "[a]\npoints = -1\n", "[a]\npoints = nan\n", "[a]\nweight = 3\n",
-                     "points = 3\n", "[a]\npoints = 1\n[a]\npoints = 2\n"):
+                     "points = 3\n", "[a]\npoints = 1\n[a]\npoints = 2\n", "[a]\npoints = 1\nallowed_libraries = curl\n"):
             with self.assertRaises(CourseError, msg=text) as ctx:
                 parse_rubric(text, "00-x", "r.ini")
             self.assertIn("r.ini", ctx.exception.message)
             self.assertEqual(len(ctx.exception.message.splitlines()), 1)
+
+    def test_facilities(self):
+        rubric = parse_rubric("[a]\npoints = 1\nallowed_libraries = threads, files\n[b]\npoints = 1\n", "00-x", "r.ini")
+        self.assertEqual(rubric.allowed_libraries("a"), ["threads", "files"])
+        self.assertEqual(rubric.allowed_libraries("b"), [])
 
     def test_lesson_00_rubric_in_the_repository(self):
         rubric = load_rubric(support.REPO_ROOT, "00-gpu-vs-cpu")

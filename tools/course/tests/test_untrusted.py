@@ -1,7 +1,8 @@
 import unittest
 
-from course.untrusted import (ForgedResults, GraderSecret, count_expected, dependencies_under, forbidden_calls,
-                              parse_gtest_list, parse_signed_results, sign, solution_includes, startup_tricks)
+from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
+from course.untrusted import (ForgedResults, GraderSecret, count_expected, dependencies_outside, dependencies_under,
+                              parse_gtest_list, parse_signed_results, sign, solution_includes)
 
 KEY = bytes(range(32))
 BODY = ("course-grader-result 1\ntest VectorAdd.Works passed\ntest VectorAdd.Guards failed\n"
@@ -44,23 +45,94 @@ class SignedResultsTest(unittest.TestCase):
         self.assertEqual(s.payload().decode().splitlines(), [KEY.hex(), "/tmp/x.result"])
 
 
+class ImportAllowListTest(unittest.TestCase):
+    def allowed(self, mangled, shown=None, facilities=()):
+        return import_verdict(mangled, shown or mangled, list(facilities)) is None
+
+    def test_what_every_exercise_may_import(self):
+        for mangled, shown in [("_Z10cudaMallocPPvmPKcj", "cudaMalloc(void**, unsigned long, char const*, unsigned int)"),
+                               ("threadIdx", None), ("memcpy", None), ("sqrtf", None), ("printf", None),
+                               ("_Znwm", "operator new(unsigned long)"), ("__cxa_throw", None),
+                               ("_ZSt20__throw_length_errorPKc", "std::__throw_length_error(char const*)"),
+                               ("_ZTVN10__cxxabiv117__class_type_infoE", "vtable for __cxxabiv1::__class_type_info"),
+                               ("_ZN7cudasim6detail13block_barrierENS0_11BarrierKindEiPKcj",
+                                "cudasim::detail::block_barrier(cudasim::detail::BarrierKind, int, char const*, "
+                                "unsigned int)"), ("__sanitizer_cov_load4", None)]:
+            self.assertTrue(self.allowed(mangled, shown), mangled)
+
+    def test_libraries_and_facilities_need_the_rubric(self):
+        self.assertFalse(self.allowed("cublasSgemm_v2"))
+        self.assertTrue(self.allowed("cublasSgemm_v2", facilities=["cublas"]))
+        thread = ("_ZNSt6thread4joinEv", "std::thread::join()")
+        self.assertIn("threads", import_verdict(*thread, []))
+        self.assertTrue(self.allowed(*thread, facilities=["threads"]))
+        self.assertFalse(self.allowed("fopen"))
+        self.assertTrue(self.allowed("fopen", facilities=["files"]))
+
+    def test_what_no_exercise_may_import(self):
+        for name in ("dlopen", "dlsym", "fork", "syscall", "kill", "setsid", "getppid", "getenv", "execve", "system",
+                     "ptrace", "exit", "_exit", "atexit", "mprotect", "open_memstream_unknown_symbol"):
+            self.assertFalse(self.allowed(name, facilities=["cublas", "threads", "files"]), name)
+        # GoogleTest's fake reporter and the harness's helpers, the simulator's counters
+        self.assertIn("grader", import_verdict(
+            "_ZN7testing32ScopedFakeTestPartResultReporterC1EPNS_19TestPartResultArrayE",
+            "testing::ScopedFakeTestPartResultReporter::ScopedFakeTestPartResultReporter("
+            "testing::TestPartResultArray*)", []))
+        self.assertFalse(self.allowed("_ZN7cudasim11reset_statsEv", "cudasim::reset_stats()"))
+        self.assertFalse(self.allowed("_ZN6course4test6detail7compareIfEEbv", "bool course::test::detail::compare<float>()"))
+
+
+class DefinitionRulesTest(unittest.TestCase):
+    TRUSTED = {"malloc", "_Znwm", "main", "__sanitizer_cov_load4", "launch_vector_add"}
+    OWN = {"launch_vector_add"}
+
+    def verdict(self, name, kind):
+        return definition_verdict(Definition(name, kind), self.TRUSTED, self.OWN)
+
+    def test_namespaces_read_from_the_mangling(self):
+        self.assertEqual(mangled_namespace("_ZN7testing8internal3fooEv"), "7testing")
+        self.assertEqual(mangled_namespace("_ZNKSt6vectorIiSaIiEE4sizeEv"), "St")
+        self.assertEqual(mangled_namespace("_ZTVN6course4test3FooE"), "6course4test")
+        self.assertEqual(mangled_namespace("_ZNSs4sizeEv"), "St")
+        self.assertIsNone(mangled_namespace("_Z17launch_vector_addPKfS0_Pfi"))
+        self.assertIsNone(mangled_namespace("malloc"))
+
+    def test_the_grader_namespaces_are_closed(self):
+        self.assertIsNotNone(self.verdict("_ZN6course4test6detail7compareIfEEbv", "W"))
+        self.assertIsNotNone(self.verdict("_ZN7testing8internal3fooEv", "T"))
+
+    def test_library_namespaces_take_only_header_instantiations(self):
+        self.assertIsNone(self.verdict("_ZNKSt6vectorIiSaIiEE4sizeEv", "W"))
+        self.assertIsNotNone(self.verdict("_ZNKSt6vectorIdSaIdEE4sizeEv", "T"))
+        self.assertIsNone(self.verdict("_ZN7cudasim6detail14KernelInstanceD2Ev", "W"))
+        self.assertIsNotNone(self.verdict("_ZN7cudasim11reset_statsEv", "T"))
+
+    def test_no_replacement_for_what_the_program_defines(self):
+        for name in ("malloc", "_Znwm", "main", "__sanitizer_cov_load4"):
+            self.assertIsNotNone(self.verdict(name, "T"), name)
+            self.assertIsNotNone(self.verdict(name, "W"), name)
+        self.assertIsNone(self.verdict("launch_vector_add", "T"))
+        self.assertIsNone(self.verdict("my_helper", "T"))
+        self.assertIn("IFUNC", self.verdict("my_helper", "i"))
+
+
+class SectionRulesTest(unittest.TestCase):
+    BASE = [".text:16", ".init_array.2:8", ".rela.init_array.2:24"]
+
+    def test_start_up_sections_beyond_the_reference_are_flagged(self):
+        self.assertEqual(section_verdicts([".init_array.2:8", ".rela.init_array.2:24", ".text.foo:4"], self.BASE), [])
+        for extra in (".init_array:8", ".init_array.a.50:8", ".ctors.65000:8", ".preinit_array:8", ".fini_array:8"):
+            found = section_verdicts([".init_array.2:8", extra], self.BASE)
+            self.assertEqual(len(found), 1, extra)
+            self.assertTrue(found[0].startswith(extra.split(":")[0]), found)
+        self.assertEqual(len(section_verdicts([".init_array.2:16"], self.BASE)), 1)
+
+    def test_only_ordinary_sections(self):
+        self.assertEqual(section_verdicts([".rodata.str1.1:9", "__sancov_cntrs:4", ".linker-options:0"], []), [])
+        self.assertEqual(len(section_verdicts([".my_blob:4096", ".linker-options:12"], [])), 2)
+
+
 class ObjectChecksTest(unittest.TestCase):
-    def test_cublas_is_forbidden_unless_allowed(self):
-        syms = ["cudaMalloc", "cublasCreate_v2", "course::CudaError::CudaError()"]
-        self.assertEqual(forbidden_calls(syms, []), [("cublasCreate_v2", "cublas")])
-        self.assertEqual(forbidden_calls(syms, ["cublas"]), [])
-
-    def test_dynamic_loading_is_never_allowed(self):
-        self.assertEqual(forbidden_calls(["dlopen", "dlsym"], ["cublas"]),
-                         [("dlopen", "never allowed"), ("dlsym", "never allowed")])
-
-    def test_startup_sections_beyond_the_reference_are_flagged(self):
-        base = [".init_array.2:8", ".text:100"]
-        self.assertEqual(startup_tricks([".init_array.2:8", ".init_array:8"], base), [])
-        self.assertEqual(startup_tricks([".init_array.2:16"], base), [".init_array.2"])
-        self.assertEqual(startup_tricks([".init_array.101:8", ".preinit_array:8"], base),
-                         [".init_array.101", ".preinit_array"])
-
     def test_solution_includes(self):
         self.assertEqual(solution_includes('#include "vector_add.hpp"\n'), [])
         self.assertEqual(len(solution_includes('  #  include "../../solutions/00-x/01_a.cu"\n')), 1)
@@ -68,6 +140,17 @@ class ObjectChecksTest(unittest.TestCase):
     def test_dependencies_under(self):
         deps = "obj.o: #deps 2, deps mtime 1 (VALID)\n    /r/solutions/00/a.cu\n    /r/lessons/a.hpp\n"
         self.assertEqual(dependencies_under(deps, "/r/solutions"), ["/r/solutions/00/a.cu"])
+
+    def test_dependencies_outside_the_snapshot_and_the_system(self):
+        deps = ("obj.o: #deps 6, deps mtime 1 (VALID)\n    /r/build/grade-sim/course-src/lessons/a.hpp\n"
+                "    /usr/include/stdio.h\n    /tmp/sub-1/00/01_a.cu\n    /r/build/grade-sim/reference/x/a.cu.cpp\n"
+                "    /tmp/sub-2/00/01_a.cu\n    /home/bob/00/01_a.cu\n")
+        self.assertEqual(dependencies_outside(deps, ["/r/build/grade-sim/course-src", "/tmp/sub-1"], "/r"),
+                         ["/r/build/grade-sim/reference/x/a.cu.cpp", "/tmp/sub-2/00/01_a.cu", "/home/bob/00/01_a.cu"])
+        # a repository under a system folder: only the snapshot counts inside it
+        self.assertEqual(dependencies_outside("/usr/local/course/solutions/a.cu\n/usr/local/course/snap/b.h\n",
+                                              ["/usr/local/course/snap"], "/usr/local/course"),
+                         ["/usr/local/course/solutions/a.cu"])
 
     def test_gtest_list(self):
         text = "Running main()\nVectorAdd.\n  Works\n  Guards  # GetParam() = 1\nCoursePerf.\n  VectorAdd\n"
