@@ -15,9 +15,11 @@ import threading
 import time
 from typing import Dict, List, Optional
 
+from . import ui
 from .build import cpu_count
 from .errors import CourseError
 from .grade import GradeReport, Reference, course_snapshot, grade_submission, validate_lesson_argument
+from .sandbox import hide_also, sandbox_warnings
 
 
 def submission_folders(directory: str) -> List[str]:
@@ -67,6 +69,11 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
     validate_lesson_argument(root, lesson)
     students = submission_folders(directory)
     os.makedirs(out_dir, exist_ok=True)
+    # No test program may read the other submissions or the reports written so far.
+    hide_also(directory)
+    hide_also(out_dir)
+    for warning in sandbox_warnings():
+        ui.warn(warning)                     # once here; each report.json also records it
     reference = Reference(root, toolchain)
     reference.prepare()                      # once, before the workers start
     snapshot = course_snapshot(root, toolchain.backend)
@@ -115,6 +122,8 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
             except CourseError as exc:
                 # The course's own failure (not the student's): recorded, the others go on.
                 row = report_row(student, None, exc.message)
+            except Exception as exc:  # noqa: BLE001 - one submission must cost its own row only
+                row = report_row(student, None, "internal error while grading: %s: %s" % (type(exc).__name__, exc))
             with lock:
                 results[student] = row
                 done[0] += 1
@@ -127,7 +136,7 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
         for t in threads:
             t.join()
     sys.stderr.write("\n")
-    rows = [results[s] for s in students]
+    rows = [results.get(s) or report_row(s, None, "not graded (its worker stopped)") for s in students]
     path = os.path.join(out_dir, "gradebook.csv")
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(gradebook_csv(rows, keys))

@@ -67,6 +67,12 @@ def degraded_reason() -> Optional[str]:
             "kills its wrapper and detaches can outlive its run" % found.missing)
 
 
+def sandbox_warnings() -> List[str]:
+    """For a grading report's warnings: the degradation, if any, as its one line."""
+    reason = degraded_reason()
+    return [reason] if reason else []
+
+
 def hide_also(path: str) -> None:
     """Another folder graded programs must not see (grade-all: the other submissions, its output)."""
     path = os.path.abspath(path)
