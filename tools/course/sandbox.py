@@ -19,7 +19,7 @@ WRAPPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_exec
 COURSE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FILE_SIZE_LIMIT = 256 << 20
 OPEN_FILES_LIMIT = 256
-PROCESS_LIMIT = 1024         # threads count too: the simulator runs one per core
+PROCESS_LIMIT = max(1024, 4 * (os.cpu_count() or 1))   # threads count too: the simulator runs one per core
 PROBE_TIMEOUT_S = 20
 
 NAMESPACE_FLAGS = ["--pid", "--fork", "--mount-proc", "--net", "--ipc", "--mount"]
