@@ -183,7 +183,8 @@ def rlimit_specs(*, timeout: float, memory_bytes: Optional[int], namespaced: boo
     # CPU time counts every thread, so the wall-clock limit times the cores bounds a run
     # that behaves; it mainly ends a process that somehow outlived its run.
     cpu = int(timeout * max(1, os.cpu_count() or 1)) + 10
-    specs = ["cpu=%d" % cpu, "fsize=%d" % FILE_SIZE_LIMIT, "nofile=%d" % OPEN_FILES_LIMIT, "core=0"]
+    # Soft below hard: the program gets SIGXCPU (named in its feedback), not a bare SIGKILL.
+    specs = ["cpu=%d,%d" % (cpu, cpu + 5), "fsize=%d" % FILE_SIZE_LIMIT, "nofile=%d" % OPEN_FILES_LIMIT, "core=0"]
     if memory_bytes:
         specs.append("data=%d" % memory_bytes)
     if namespaced:

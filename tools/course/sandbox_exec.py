@@ -1,7 +1,7 @@
 """The wrapper between the grader and an untrusted test program (standard library only).
 
     python3 -I -S sandbox_exec.py --status-fd N [--namespaced] [--hide DIR] [--show DIR]
-                                  [--write DIR] [--rlimit NAME=VALUE] [--probe] -- PROGRAM ARG...
+                                  [--write DIR] [--rlimit NAME=LIMIT|NAME=SOFT,HARD] [--probe] -- PROGRAM ARG...
 
 It starts PROGRAM as its child, waits for it, and writes "exit N" or "signal N" to the
 status fd, so that the grader learns how the program ended even though the grader's own
@@ -225,9 +225,9 @@ def probe_lock():
 def apply_rlimits(specs):
     import resource
     for spec in specs:
-        name, _, value = spec.partition("=")
-        limit = int(value)
-        resource.setrlimit(getattr(resource, RLIMITS[name]), (limit, limit))
+        name, _, value = spec.partition("=")          # NAME=LIMIT or NAME=SOFT,HARD
+        soft, _, hard = value.partition(",")
+        resource.setrlimit(getattr(resource, RLIMITS[name]), (int(soft), int(hard or soft)))
 
 
 def start_program(program, status_fd, rlimits, cwd, namespaced):
