@@ -134,22 +134,28 @@ def run_sandboxed(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT
             os.close(status_write)
 
 
-def _with_program_status(result: ProcessResult, status: str) -> ProcessResult:
+def _with_program_status(result: ProcessResult, status: List[str]) -> ProcessResult:
     """The wrapper's report of how the program ended replaces the wrapper's own exit code.
     Without one the wrapper itself died (killed by the program, or for time): its code stays,
-    so a program that kills its parent reads as crashed (SIGKILL)."""
-    words = status.split(None, 1)
-    if words[:1] == ["error"]:
-        from .errors import CourseError
-        raise CourseError("the sandbox for test programs did not start: %s" % (words[1] if len(words) > 1 else "?"))
-    if len(words) == 2 and words[0] in ("exit", "signal") and words[1].strip().isdigit():
-        code = int(words[1])
-        result.returncode = code if words[0] == "exit" else -code
+    so a program that kills its parent reads as crashed (SIGKILL). A wrapper that never got
+    ready is the grader's failure, not the student's."""
+    from .errors import CourseError
+    for line in status:
+        if line.startswith("error "):
+            raise CourseError("the sandbox for test programs did not start: %s" % line[6:])
+    if "ready" not in status and not result.timed_out:
+        last = result.output.strip().splitlines()[-1:] or ["no message"]
+        raise CourseError("the sandbox for test programs did not start (exit code %s): %s"
+                          % (result.returncode, last[0]))
+    for line in status:
+        word, _, number = line.partition(" ")
+        if word in ("exit", "signal") and number.isdigit():
+            result.returncode = int(number) if word == "exit" else -int(number)
     return result
 
 
-def _read_all(fd: int) -> str:
-    """What the wrapper wrote; it has exited, so only what is already in the pipe is read."""
+def _read_all(fd: int) -> List[str]:
+    """The wrapper's lines; it has exited, so only what is already in the pipe is read."""
     os.set_blocking(fd, False)
     data = b""
     while True:
@@ -160,7 +166,7 @@ def _read_all(fd: int) -> str:
         if not chunk:
             break
         data += chunk
-    return data.decode("utf-8", errors="replace").strip().splitlines()[0] if data.strip() else ""
+    return data.decode("utf-8", errors="replace").splitlines()
 
 
 def _stop_wrapper(proc: subprocess.Popen) -> None:

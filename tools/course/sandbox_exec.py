@@ -3,8 +3,8 @@
     python3 -I -S sandbox_exec.py --status-fd N [--namespaced] [--hide DIR] [--show DIR]
                                   [--write DIR] [--rlimit NAME=LIMIT|NAME=SOFT,HARD] [--probe] -- PROGRAM ARG...
 
-It starts PROGRAM as its child, waits for it, and writes "exit N" or "signal N" to the
-status fd, so that the grader learns how the program ended even though the grader's own
+It starts PROGRAM as its child, waits for it, and writes "ready" (set up), then "exit N"
+or "signal N" (how the program ended), or "error MESSAGE" (set-up failed) to the status fd, so that the grader learns how the program ended even though the grader's own
 child is this wrapper (or util-linux's unshare around it). The program never sees the
 status fd.
 
@@ -340,6 +340,7 @@ def main(argv):
     except (SetupError, OSError) as exc:
         report(status_fd, "error %s" % exc)
         return STATUS_FAILED_SETUP
+    report(status_fd, "ready")       # from here on, how the run ends is the program's doing
     pid = start_program(opts["program"], status_fd, opts["rlimit"], cwd, opts["namespaced"])
     status = wait_for(pid)
     report(status_fd, describe(status))

@@ -15,6 +15,7 @@ from unittest import mock
 
 import support
 from course import sandbox
+from course.errors import CourseError
 from course.process import run_sandboxed
 
 SOURCE = support.data_path(os.path.join("sandbox", "hostile.c"))
@@ -182,6 +183,19 @@ class Degraded(_Hostile, unittest.TestCase):
         reason = sandbox.degraded_reason()
         self.assertIn("simulated for a test", reason)
         self.assertNotIn("\n", reason)
+
+
+class WrapperFailure(unittest.TestCase):
+    def tearDown(self):
+        sandbox.set_support_for_tests(None)
+
+    def test_a_sandbox_that_does_not_start_is_the_graders_failure(self):
+        # As when unshare fails at run time (say, the namespace limit is reached): not a
+        # crash of the student's program, which would score 0.
+        sandbox.set_support_for_tests(sandbox.Support([shutil.which("false") or "/bin/false"]))
+        with tempfile.TemporaryDirectory() as cwd:
+            with self.assertRaises(CourseError):
+                run_sandboxed([shutil.which("true") or "/bin/true"], cwd=cwd, timeout=10)
 
 
 class Probe(unittest.TestCase):
