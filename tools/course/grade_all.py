@@ -4,7 +4,8 @@ Each worker owns one build folder (``build/grade-<backend>/worker-K``) and grade
 of the submissions one after another in it, so the simulator and the tests are compiled once
 per worker, not once per student. Writes ``OUT/gradebook.csv`` (one row per student, one
 column per exercise) and ``OUT/<student>/results.json`` (Gradescope's format) plus
-``OUT/<student>/report.txt`` (the terminal table with the feedback)."""
+``OUT/<student>/report.txt`` (the terminal table with the feedback). While it runs,
+``OUT/gradebook.partial.csv`` gets each student's total as they finish."""
 import csv
 import io
 import json
@@ -51,6 +52,22 @@ def _csv_safe(value: object) -> object:
     return value
 
 
+PARTIAL_GRADEBOOK = "gradebook.partial.csv"
+PARTIAL_FIELDS = ["student", "score", "max_score", "error"]
+
+
+def append_partial_row(path: str, row: Dict[str, object]) -> None:
+    """grade-all's running record, one line as each student finishes, so that a run that is
+    interrupted keeps the totals of those already graded (the exercise columns are known
+    only at the end, in gradebook.csv)."""
+    new = not os.path.exists(path)
+    with open(path, "a", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=PARTIAL_FIELDS, lineterminator="\n", extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerow({k: _csv_safe(row.get(k, "")) for k in PARTIAL_FIELDS})
+
+
 def report_row(student: str, report: Optional[GradeReport], error: str = "") -> Dict[str, object]:
     row: Dict[str, object] = {"student": student, "error": error}
     if report is None:
@@ -82,6 +99,9 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
     for s in students:
         work.put(s)
     results: Dict[str, Dict[str, object]] = {}
+    partial = os.path.join(out_dir, PARTIAL_GRADEBOOK)
+    if os.path.exists(partial):
+        os.remove(partial)
     keys: List[str] = []
     lock = threading.Lock()
     started = time.monotonic()
@@ -126,6 +146,7 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
                 row = report_row(student, None, "internal error while grading: %s: %s" % (type(exc).__name__, exc))
             with lock:
                 results[student] = row
+                append_partial_row(partial, row)
                 done[0] += 1
                 progress_line()
 
@@ -140,6 +161,7 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
     path = os.path.join(out_dir, "gradebook.csv")
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(gradebook_csv(rows, keys))
+    os.remove(partial)                       # the complete gradebook replaces it
     failed = [r["student"] for r in rows if r.get("error")]
     print("graded %d submissions in %.1f s with %d workers; gradebook: %s" % (len(students), time.monotonic() - started,
                                                                               jobs, path))

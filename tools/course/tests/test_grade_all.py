@@ -56,6 +56,20 @@ class OneRowPerFailure(unittest.TestCase):
         self.assertEqual(rows["bob"]["score"], "0")
         self.assertIn("RuntimeError", rows["bob"]["error"])
 
+    def test_running_record_is_replaced_by_the_gradebook(self):
+        self.grade_all(jobs=1)
+        self.assertFalse(os.path.exists(os.path.join(self.out, grade_all.PARTIAL_GRADEBOOK)))
+
+    def test_running_record_has_one_line_per_finished_student(self):
+        path = os.path.join(self.top, "partial.csv")
+        grade_all.append_partial_row(path, grade_all.report_row("alice", None, "=boom"))
+        grade_all.append_partial_row(path, {"student": "bob", "score": 3.0, "max_score": 4.0, "error": ""})
+        with open(path, encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([r["student"] for r in rows], ["alice", "bob"])
+        self.assertEqual(rows[0]["error"], "'=boom")
+        self.assertEqual(rows[1]["score"], "3.0")
+
     def test_submissions_and_reports_are_hidden_from_test_programs(self):
         self.grade_all(jobs=1)
         self.assertIn(os.path.abspath(self.submissions), sandbox._extra_hidden)
