@@ -90,6 +90,8 @@ def _signal_hint(name: str) -> str:
         "SIGABRT": ": the program aborted (a failed assertion, an uncaught exception, or memory exhausted)",
         "SIGFPE": ": an arithmetic error such as an integer division by zero",
         "SIGKILL": ": killed from outside (out of memory?)",
+        "SIGXCPU": ": it used more CPU time than the grader allows",
+        "SIGXFSZ": ": it wrote a file larger than the grader allows",
     }
     return hints.get(name, "")
 

@@ -17,6 +17,7 @@ from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
 from .manifest import Exercise, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
+from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
 from .rubric import load_rubric, score
 from .untrusted import ObjectBaseline, check_object, compiler_messages_for_student, defined_symbols, \
@@ -405,6 +406,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         for lesson_name in dict.fromkeys(ex.lesson for ex in exercises):
             rubrics[lesson_name] = load_rubric(root, lesson_name)
             report.warnings += rubrics[lesson_name].warnings([e.name for e in manifest.lesson_exercises(lesson_name)])
+        report.warnings += sandbox_warnings()
         if not quiet:
             for w in report.warnings:
                 ui.warn(w)

@@ -4,7 +4,8 @@ Each worker owns one build folder (``build/grade-<backend>/worker-K``) and grade
 of the submissions one after another in it, so the simulator and the tests are compiled once
 per worker, not once per student. Writes ``OUT/gradebook.csv`` (one row per student, one
 column per exercise) and ``OUT/<student>/results.json`` (Gradescope's format) plus
-``OUT/<student>/report.txt`` (the terminal table with the feedback)."""
+``OUT/<student>/report.txt`` (the terminal table with the feedback). While it runs,
+``OUT/gradebook.partial.csv`` gets each student's total as they finish."""
 import csv
 import io
 import json
@@ -15,9 +16,11 @@ import threading
 import time
 from typing import Dict, List, Optional
 
+from . import ui
 from .build import cpu_count
 from .errors import CourseError
 from .grade import GradeReport, Reference, course_snapshot, fresh_seed, grade_submission, validate_lesson_argument
+from .sandbox import hide_also, sandbox_warnings
 
 
 def submission_folders(directory: str) -> List[str]:
@@ -49,6 +52,22 @@ def _csv_safe(value: object) -> object:
     return value
 
 
+PARTIAL_GRADEBOOK = "gradebook.partial.csv"
+PARTIAL_FIELDS = ["student", "score", "max_score", "error"]
+
+
+def append_partial_row(path: str, row: Dict[str, object]) -> None:
+    """grade-all's running record, one line as each student finishes, so that a run that is
+    interrupted keeps the totals of those already graded (the exercise columns are known
+    only at the end, in gradebook.csv)."""
+    new = not os.path.exists(path)
+    with open(path, "a", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=PARTIAL_FIELDS, lineterminator="\n", extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerow({k: _csv_safe(row.get(k, "")) for k in PARTIAL_FIELDS})
+
+
 def report_row(student: str, report: Optional[GradeReport], error: str = "") -> Dict[str, object]:
     row: Dict[str, object] = {"student": student, "error": error}
     if report is None:
@@ -68,6 +87,11 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
     students = submission_folders(directory)
     seed = fresh_seed() if seed is None else seed      # one for the class: every student gets the same inputs
     os.makedirs(out_dir, exist_ok=True)
+    # No test program may read the other submissions or the reports written so far.
+    hide_also(directory)
+    hide_also(out_dir)
+    for warning in sandbox_warnings():
+        ui.warn(warning)                     # once here; each report.json also records it
     reference = Reference(root, toolchain)
     reference.prepare()                      # once, before the workers start
     snapshot = course_snapshot(root, toolchain.backend)
@@ -76,6 +100,9 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
     for s in students:
         work.put(s)
     results: Dict[str, Dict[str, object]] = {}
+    partial = os.path.join(out_dir, PARTIAL_GRADEBOOK)
+    if os.path.exists(partial):
+        os.remove(partial)
     keys: List[str] = []
     lock = threading.Lock()
     started = time.monotonic()
@@ -117,8 +144,11 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
             except CourseError as exc:
                 # The course's own failure (not the student's): recorded, the others go on.
                 row = report_row(student, None, exc.message)
+            except Exception as exc:  # noqa: BLE001 - one submission must cost its own row only
+                row = report_row(student, None, "internal error while grading: %s: %s" % (type(exc).__name__, exc))
             with lock:
                 results[student] = row
+                append_partial_row(partial, row)
                 done[0] += 1
                 progress_line()
 
@@ -129,10 +159,11 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
         for t in threads:
             t.join()
     sys.stderr.write("\n")
-    rows = [results[s] for s in students]
+    rows = [results.get(s) or report_row(s, None, "not graded (its worker stopped)") for s in students]
     path = os.path.join(out_dir, "gradebook.csv")
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(gradebook_csv(rows, keys))
+    os.remove(partial)                       # the complete gradebook replaces it
     failed = [r["student"] for r in rows if r.get("error")]
     print("graded %d submissions in %.1f s with %d workers (seed %d); gradebook: %s"
           % (len(students), time.monotonic() - started, jobs, seed, path))

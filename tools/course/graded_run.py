@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 
 from .exercise_run import ERROR, FAILED, PASSED, TIMED_OUT, _signal_hint
 from .gtest_results import GTestResults, ResultsError, gtest_output_flag, load_gtest_json
-from .process import ProcessResult, run_limited
+from .process import ProcessResult, run_sandboxed
 from .untrusted import ForgedResults, GraderSecret, SignedResults, count_expected, open_secret_channel, \
     read_signed_results
 
@@ -60,8 +60,9 @@ def run_signed(executable: str, *, timeout: float, memory_bytes: Optional[int], 
         if want_messages:
             argv.append(gtest_output_flag(json_path))
         try:
-            proc = run_limited(argv, cwd=workdir, timeout=timeout, memory_bytes=memory_bytes,
-                               env=_child_env(env or {}, fd), pass_fds=(fd,))
+            # The program may write only its working folder and the result file's folder.
+            proc = run_sandboxed(argv, cwd=workdir, timeout=timeout, memory_bytes=memory_bytes,
+                                 env=_child_env(env or {}, fd), pass_fds=(fd,), writable=[hidden])
         finally:
             os.close(fd)
         run = GradedRun(ERROR, "", process=proc)

@@ -1,5 +1,6 @@
 """Run an untrusted test program: its own process group, a time limit, a memory limit and
-an output cap, with its output optionally echoed as it arrives."""
+an output cap, with its output optionally echoed as it arrives. Graded runs go through
+run_sandboxed (namespaces where available, see sandbox.py)."""
 import codecs
 import os
 import signal
@@ -17,6 +18,7 @@ except ImportError:  # not on POSIX; limits are then skipped
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MEMORY_BYTES = 4 << 30        # RLIMIT_DATA, not RLIMIT_AS: the simulator reserves address space
 DEFAULT_OUTPUT_CAP = 64 * 1024         # keep the last 64 KiB of a program's output
+STOP_GRACE_S = 2.0                     # for the unsandboxed wrapper to end the program's tree
 
 
 def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
@@ -90,11 +92,98 @@ def run_limited(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT_S
                 memory_bytes: Optional[int] = None, output_cap: int = DEFAULT_OUTPUT_CAP,
                 env: Optional[Mapping[str, str]] = None, echo: Optional[TextIO] = None,
                 pass_fds: Sequence[int] = ()) -> ProcessResult:
-    """Run ``argv`` with stdout and stderr merged; kill its whole process group on timeout."""
+    """Run ``argv`` with stdout and stderr merged; kill its whole process group on timeout.
+    (``./course test``: the student's own program on the student's own machine.)"""
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=dict(env) if env is not None else None,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True, preexec_fn=_limit_child(memory_bytes), pass_fds=tuple(pass_fds))
+    return _supervise(proc, start, timeout=timeout, output_cap=output_cap, echo=echo,
+                      stop=lambda: _kill_group(proc))
+
+
+def run_sandboxed(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT_S,
+                  memory_bytes: Optional[int] = None, output_cap: int = DEFAULT_OUTPUT_CAP,
+                  env: Optional[Mapping[str, str]] = None, pass_fds: Sequence[int] = (),
+                  writable: Sequence[str] = ()) -> ProcessResult:
+    """Run an untrusted program like run_limited, inside the sandbox where the machine allows
+    it (tools/course/sandbox.py): its working folder ``cwd`` and the ``writable`` folders are
+    the only places it can write. Exit codes, signals and time-outs read as run_limited's."""
+    from . import sandbox
+    found = sandbox.support()
+    plan = sandbox.plan_for(argv[0], [cwd] + list(writable))
+    status_read, status_write = os.pipe()
+    try:
+        wrapper = sandbox.wrapper_argv(hide=plan.hide, show=plan.show, write=plan.write, status_fd=status_write,
+                                       rlimits=sandbox.rlimit_specs(timeout=timeout, memory_bytes=memory_bytes,
+                                                                    namespaced=found.namespaced),
+                                       namespaced=found.namespaced)
+        start = time.monotonic()
+        proc = subprocess.Popen((found.unshare_argv or []) + wrapper + list(argv), cwd=cwd,
+                                env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                pass_fds=tuple(pass_fds) + (status_write,))
+        os.close(status_write)
+        status_write = -1
+        stop = (lambda: _kill_group(proc)) if found.namespaced else (lambda: _stop_wrapper(proc))
+        result = _supervise(proc, start, timeout=timeout, output_cap=output_cap, echo=None, stop=stop)
+        return _with_program_status(result, _read_all(status_read))
+    finally:
+        os.close(status_read)
+        if status_write >= 0:
+            os.close(status_write)
+
+
+def _with_program_status(result: ProcessResult, status: List[str]) -> ProcessResult:
+    """The wrapper's report of how the program ended replaces the wrapper's own exit code.
+    Without one the wrapper itself died (killed by the program, or for time): its code stays,
+    so a program that kills its parent reads as crashed (SIGKILL). A wrapper that never got
+    ready is the grader's failure, not the student's."""
+    from .errors import CourseError
+    for line in status:
+        if line.startswith("error "):
+            raise CourseError("the sandbox for test programs did not start: %s" % line[6:])
+    if "ready" not in status and not result.timed_out:
+        last = result.output.strip().splitlines()[-1:] or ["no message"]
+        raise CourseError("the sandbox for test programs did not start (exit code %s): %s"
+                          % (result.returncode, last[0]))
+    for line in status:
+        word, _, number = line.partition(" ")
+        if word in ("exit", "signal") and number.isdigit():
+            result.returncode = int(number) if word == "exit" else -int(number)
+    return result
+
+
+def _read_all(fd: int) -> List[str]:
+    """The wrapper's lines; it has exited, so only what is already in the pipe is read."""
+    os.set_blocking(fd, False)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def _stop_wrapper(proc: subprocess.Popen) -> None:
+    """Without namespaces: the wrapper (a subreaper) ends the program's whole tree on SIGTERM,
+    detached processes included; the group kill follows in case the wrapper was stopped."""
+    if proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=STOP_GRACE_S)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+    _kill_group(proc)
+
+
+def _supervise(proc: subprocess.Popen, start: float, *, timeout: float, output_cap: int, echo: Optional[TextIO],
+               stop) -> ProcessResult:
+    """Collect the output's tail, enforce the time limit, and always ``stop()`` at the end."""
     tail = bytearray()
     truncated = [False]
 
@@ -127,10 +216,10 @@ def run_limited(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT_S
     except subprocess.TimeoutExpired:
         timed_out = True
     except BaseException:
-        _kill_group(proc)
+        stop()
         raise
     # Also ends anything the program left running in the background.
-    _kill_group(proc)
+    stop()
     proc.wait()
     thread.join(timeout=5)
     proc.stdout.close()
