@@ -7,6 +7,12 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends cmake ninja-build clang libgtest-dev libopenblas-dev python3 binutils
 cd /autograder/source
-# Build the simulator and the reference solutions once, into the image, so each student's
-# grading only compiles the student's files.
-./course --backend sim grade --submission solutions --format json > /dev/null
+# Build the reference solutions once, into the image, then seal that build: it keeps the
+# reference's test programs and objects (what grading compares with) and loses the
+# simulator's rewritten copies of the solutions' sources. Then solutions/ itself goes, so
+# nothing a submission's code could read at grading time holds the answers.
+./course --backend sim seal-reference
+rm -rf solutions
+# Grade the untouched skeletons once: checks that grading works in this image without
+# solutions/ (and fails the image build, not a student's grade, if it does not).
+./course --backend sim grade --submission exercises --format json > /dev/null

@@ -7,7 +7,8 @@ from typing import List, Optional
 from .backend import BACKEND_CHOICES
 from .errors import CourseError, USAGE_ERROR
 
-COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", "roofline", "gpu-report")
+COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", "roofline", "gpu-report",
+            "seal-reference")
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
@@ -18,6 +19,7 @@ The course's command line: builds what it needs on first use, then
   test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/)
   grade                    the autograder (default submission: exercises/)
   grade-all DIR            grade every submission folder in DIR: gradebook.csv and reports
+  seal-reference           build the grader's reference and drop its source text (an image without solutions/)
   selftest                 the project's own test suite
   list                     lessons and exercises with your pass/fail state
   roofline                 lesson 02's kernels on a roofline: a table and a plot (PNG, SVG)
@@ -124,6 +126,13 @@ def build_parser() -> OneLineParser:
                            help="submissions graded at once (default: half the CPU cores)")
     grade_all.add_argument("--seed", metavar="N", help="the tests' random inputs, the same for every student "
                                                        "(default: fresh, in each report)")
+
+    seal = sub.add_parser("seal-reference", help="build the grader's reference, then keep only its programs",
+                          description="Build the reference solutions for grading, remove the simulator's "
+                                      "rewritten copies of their sources from that build, and mark it sealed: "
+                                      "grading then works in a copy of the course without solutions/ (remove "
+                                      "that folder yourself afterwards, as autograder/gradescope/setup.sh does).")
+    _backend_option(seal, argparse.SUPPRESS)
 
     selftest = sub.add_parser("selftest", help="the project's own test suite")
     _backend_option(selftest, argparse.SUPPRESS)
@@ -272,6 +281,12 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "selftest":
         from .selftest import run_selftest
         return run_selftest(session)
+    if args.command == "seal-reference":
+        from .grade import Reference
+        removed = Reference(session.root, session.toolchain).seal()
+        print("sealed the reference build in build/grade-%s/reference (%d folders of rewritten sources removed); "
+              "the grader no longer needs solutions/" % (session.toolchain.backend, len(removed)))
+        return 0
     if args.command == "grade":
         from .grade import grade_submission
         from .process import memory_limit_from_env, timeout_from_env

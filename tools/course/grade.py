@@ -270,9 +270,21 @@ class Reference:
         self._baselines: Dict[str, ObjectBaseline] = {}
         self.ready = False
 
+    SEAL_NAME = "course_reference_sealed"
+
+    def seal_path(self) -> str:
+        return os.path.join(self.build.path, self.SEAL_NAME)
+
     def prepare(self) -> None:
         if self.ready:
             return
+        if os.path.exists(self.seal_path()):
+            self._open_sealed()
+            return
+        if not os.path.isdir(os.path.join(self.build.root, "solutions")):
+            raise CourseError("this copy of the course has no solutions/ and no sealed reference build (%s); "
+                              "build one where the solutions are: ./course seal-reference"
+                              % self.build.display_path(), FAILURE)
         self.build.configure()
         self.manifest = self.build.manifest()
         ui.progress("building the reference solutions for grading ...", end="")
@@ -285,6 +297,37 @@ class Reference:
                               "additions; fix the course and grade again", FAILURE)
         ui.progress(" ok")
         self.ready = True
+
+    def _open_sealed(self) -> None:
+        """A reference sealed by seal(): used as built, never configured or built again (its
+        sources are gone), and only with the compiler it was built by."""
+        with open(self.seal_path(), encoding="utf-8", errors="replace") as f:
+            sealed_with = f.read().strip()
+        if sealed_with != self.build.compiler_line():
+            raise CourseError("the sealed reference build was made with %s, but this machine has %s; seal it "
+                              "again with this compiler" % (sealed_with, self.build.compiler_line()), FAILURE)
+        self.manifest = self.build.manifest()
+        self.ready = True
+
+    def seal(self) -> List[str]:
+        """Build the reference, then remove the solutions' source text from its build folder
+        (the rewritten copies the simulator compiled) and mark it sealed: graded runs then use
+        its programs and objects as they are. Returns the removed folders. The instructor
+        removes solutions/ itself afterwards (autograder/gradescope/setup.sh does)."""
+        self.prepare()
+        removed = []
+        for dirpath, dirnames, _ in os.walk(self.build.path):
+            if os.path.basename(dirpath) == "CMakeFiles" or dirpath.endswith(".dir"):
+                dirnames[:] = []         # the objects' folders: kept (the object rules read them)
+                continue
+            for name in list(dirnames):
+                if name == "cudasim_rewritten":
+                    shutil.rmtree(os.path.join(dirpath, name))
+                    removed.append(os.path.join(dirpath, name))
+                    dirnames.remove(name)
+        with open(self.seal_path(), "w", encoding="utf-8") as f:
+            f.write(self.build.compiler_line() + "\n")
+        return removed
 
     def executable(self, ex: Exercise) -> str:
         return self.manifest.exercise(ex.lesson, ex.name).variant("submission").executable
