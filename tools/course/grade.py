@@ -6,6 +6,7 @@ import re
 import secrets
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
@@ -249,9 +250,15 @@ def sync_tree(src: str, dst: str, parts=SNAPSHOT_PARTS) -> None:
                 os.remove(full)
 
 
+_SNAPSHOT_LOCK = threading.Lock()
+
+
 def course_snapshot(root: str, backend: str) -> str:
+    """The course snapshot submissions are built from, made equal to the repository again (one
+    grade-all worker at a time: the sync restores a file that a program may have written)."""
     snapshot = os.path.join(root, "build", "grade-" + backend, "course-src")
-    sync_tree(root, snapshot)
+    with _SNAPSHOT_LOCK:
+        sync_tree(root, snapshot)
     return snapshot
 
 
@@ -428,7 +435,10 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     known = known_exercise_files(root)
     reference = reference or Reference(root, toolchain)
     reference.prepare()
-    snapshot = snapshot or course_snapshot(root, toolchain.backend)
+    # Synced before every submission, also in grade-all: what an earlier submission's program
+    # wrote into it (where the sandbox could not stop it) is undone before this one is built.
+    if snapshot is None or _is_course_snapshot(root, toolchain.backend, snapshot):
+        snapshot = course_snapshot(root, toolchain.backend)
     private = tempfile.mkdtemp(prefix="course-submission-")   # mode 0700: private to this user
     try:
         copy_dir = os.path.join(private, "submission")
@@ -599,6 +609,10 @@ def reference_perf_counted(reference: Reference, grade: "ExerciseGrade", manifes
         _COUNTED_CACHE[key] = bool(figures) and figures.get("counted") == "1" and \
             (reference.backend == "cuda" or grade.criterion in ("global_bytes", "launches"))
     return _COUNTED_CACHE[key]
+
+
+def _is_course_snapshot(root: str, backend: str, path: str) -> bool:
+    return os.path.realpath(path) == os.path.realpath(os.path.join(root, "build", "grade-" + backend, "course-src"))
 
 
 def _is_known(rel: str, known: Dict[str, Set[str]]) -> bool:

@@ -202,8 +202,13 @@ def trusted_definitions(reference_executable: str) -> Set[str]:
     tests, the harness, GoogleTest, the simulator) and the shared libraries it loads."""
     names = {d.name for d in defined_symbols(reference_executable)}
     for lib in shared_libraries(reference_executable):
-        names.update(d.name for d in defined_symbols(lib, dynamic=True))
+        if lib not in _LIBRARY_DEFINITIONS:
+            _LIBRARY_DEFINITIONS[lib] = frozenset(d.name for d in defined_symbols(lib, dynamic=True))
+        names.update(_LIBRARY_DEFINITIONS[lib])
     return names
+
+
+_LIBRARY_DEFINITIONS: Dict[str, frozenset] = {}   # shared library -> its definitions (the same for every exercise)
 
 
 @dataclass

@@ -1,5 +1,7 @@
 """The grader's preparation: which files of a submission are copied, where it is built."""
 import os
+import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -94,3 +96,50 @@ Errors while running CTest
         from course.selftest import parse_ctest_summary
         self.assertEqual(parse_ctest_summary("100% tests passed, 0 tests failed out of 12\n"), (12, 0, []))
         self.assertIsNone(parse_ctest_summary("No tests were found!!!\n"))
+
+
+class SnapshotByContent(unittest.TestCase):
+    """A program that rewrote a file of the snapshot (same size, old time) poisons nothing."""
+
+    def setUp(self):
+        self.src = tempfile.mkdtemp()
+        self.dst = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.src, "autograder", "tests"))
+        self.test_file = os.path.join(self.src, "autograder", "tests", "test_a.cpp")
+        with open(self.test_file, "w") as f:
+            f.write("EXPECT_TRUE(all_close(expected, actual));\n")
+
+    def tearDown(self):
+        for d in (self.src, self.dst):
+            subprocess.run(["chmod", "-R", "u+w", d])
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_a_same_size_same_time_rewrite_is_undone(self):
+        from course.grade import sync_tree
+        sync_tree(self.src, self.dst, parts=("autograder/tests",))
+        copy = os.path.join(self.dst, "autograder", "tests", "test_a.cpp")
+        before = os.stat(copy)
+        os.chmod(copy, 0o644)
+        with open(copy, "w") as f:                      # the poisoned copy: same length, same time
+            f.write("EXPECT_TRUE(true || all_close(e, a)) ;\n".ljust(len("EXPECT_TRUE(all_close(expected, actual));")) + "\n")
+        self.assertEqual(os.path.getsize(copy), before.st_size)
+        os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+        sync_tree(self.src, self.dst, parts=("autograder/tests",))
+        with open(copy) as f:
+            self.assertEqual(f.read(), "EXPECT_TRUE(all_close(expected, actual));\n")
+        self.assertGreater(os.stat(copy).st_mtime_ns, before.st_mtime_ns)   # newer than what was built from it
+        self.assertFalse(os.access(copy, os.W_OK) and os.geteuid() != 0)     # read-only (root ignores modes)
+
+    def test_a_planted_link_is_replaced_not_followed(self):
+        from course.grade import sync_tree
+        sync_tree(self.src, self.dst, parts=("autograder/tests",))
+        copy = os.path.join(self.dst, "autograder", "tests", "test_a.cpp")
+        outside = os.path.join(self.src, "outside.txt")      # not a part of the snapshot
+        with open(outside, "w") as f:
+            f.write("untouched\n")
+        os.remove(copy)
+        os.symlink(outside, copy)
+        sync_tree(self.src, self.dst, parts=("autograder/tests",))
+        self.assertFalse(os.path.islink(copy))
+        with open(outside) as f:
+            self.assertEqual(f.read(), "untouched\n")
