@@ -133,6 +133,13 @@ CASES = {
                                            "  { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(110L) : "
                                            "\"rcx\", \"r11\", \"memory\"); (void)r; }\n")]},
                            "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A file pulled into the object at assembly time (.incbin), the keyword built by token
+    # pasting so that no plain text search of the source finds it.
+    "incbin_through_a_macro": {"base": "exercises",
+                               "patch": {VA: [(INC_VA, INC_VA + "#define GLUE(a, b) a##b\n"
+                                               "GLUE(__as, m__)(\".pushsection .rodata\\n.incbin \\\"/etc/hostname\\\"\\n"
+                                               ".popsection\");\n")]},
+                               "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # The simulator's counting hook replaced: every load and store uncounted (forged traffic).
     "replace_counting_hook": {"base": "solutions",
                               "patch": {VA: [(INC_VA, INC_VA + "#include <cstdint>\n"

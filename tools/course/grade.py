@@ -23,7 +23,7 @@ from .perf import PerfOutcome, judge
 from .rubric import load_rubric, score
 from .untrusted import ObjectBaseline, check_object, compiler_messages_for_student, defined_symbols, \
     dependencies_outside, dependencies_under, object_files, parse_gtest_list, program_output_for_student, \
-    rewrite_inputs, section_names, solution_includes, trusted_definitions
+    assembly_in, preprocess_command, rewrite_inputs, section_names, solution_includes, trusted_definitions
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -407,6 +407,23 @@ def measure_performance(reference: Reference, ex: Exercise, student_exe: str, cr
     return judge(criterion, reference.backend, mine, theirs)
 
 
+def inline_assembly(build: BuildDir, obj: str, own: str) -> List[str]:
+    """``asm`` in the submission's own lines, read from the preprocessed source of ``obj``."""
+    import subprocess
+    ninja = shutil.which("ninja")
+    if not ninja or build.toolchain.generator != "Ninja":
+        return []
+    commands = subprocess.run([ninja, "-C", build.path, "-t", "commands", os.path.relpath(obj, build.path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
+                              errors="replace").stdout.strip().splitlines()
+    argv = preprocess_command(commands[-1]) if commands else None
+    if not argv:
+        return []
+    proc = subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          universal_newlines=True, errors="replace")
+    return assembly_in(proc.stdout, [own])
+
+
 def dependency_paths(build: BuildDir, obj: str) -> str:
     """What the compiler recorded as the object's inputs (``ninja -t deps``); "" without ninja."""
     import subprocess
@@ -503,6 +520,11 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             baseline = reference.object_baseline(ex)
             for obj in objects:
                 rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
+                if not rule:
+                    asm = inline_assembly(build, obj, copy_dir)
+                    if asm:
+                        rule = ("forbidden code: inline assembly (%s); an exercise is written in CUDA C++"
+                                % "; ".join(asm[:3]))
                 if not rule:
                     inputs = dependency_paths(build, obj) + "\n" + "\n".join(
                         rewrite_inputs(build.path, target, ex.file))

@@ -13,6 +13,7 @@ import hmac
 import os
 import re
 import secrets
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -364,3 +365,50 @@ def program_output_for_student(output: str, limit: int = 8192) -> str:
     if len(text) > limit:
         text = text[:limit] + "\n[... cut ...]"
     return text
+
+
+# ---- inline assembly ---------------------------------------------------------------------
+_LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:[^"\\]|\\.)*)"')
+_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_ASM = re.compile(r"\b(asm|__asm|__asm__)\b")
+
+
+def assembly_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+    """``asm`` statements in the lines of ``preprocessed`` (a compiler's -E output) that come
+    from ``own_files`` (the submission's folder): after macro expansion, so a keyword put
+    together by token pasting counts too. Inline assembly is how an object would issue a raw
+    system call or pull a file in with ``.incbin`` without naming any symbol."""
+    own = [os.path.realpath(f) for f in own_files]
+    current = ""
+    hits = []
+    for line in preprocessed.splitlines():
+        m = _LINE_MARKER.match(line)
+        if m:
+            current = m.group(1)
+            continue
+        if not current or not _under(os.path.realpath(current), own):
+            continue
+        code = _LITERAL.sub('""', line)
+        if _ASM.search(code):
+            hits.append("%s: %s" % (os.path.basename(current), line.strip()[:120]))
+    return hits
+
+
+def preprocess_command(compile_command: str) -> Optional[List[str]]:
+    """The compiler's command for an object, turned into one that writes the preprocessed
+    source to stdout; None when it does not look like a compile command."""
+    argv = shlex.split(compile_command)
+    if "-c" not in argv or "-o" not in argv:
+        return None
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in ("-o", "-MT", "-MF", "-MQ"):
+            skip = True
+            continue
+        if arg in ("-c", "-MD", "-MMD") or arg.startswith("-fsanitize"):
+            continue
+        out.append(arg)
+    return out + ["-E", "-o", "-"]

@@ -1,8 +1,9 @@
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
-from course.untrusted import (ForgedResults, GraderSecret, count_expected, dependencies_outside, dependencies_under,
-                              parse_gtest_list, parse_signed_results, sign, solution_includes)
+from course.untrusted import (ForgedResults, GraderSecret, assembly_in, compiler_messages_for_student, count_expected,
+                              dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
+                              preprocess_command, program_output_for_student, sign, solution_includes)
 
 KEY = bytes(range(32))
 BODY = ("course-grader-result 1\ntest VectorAdd.Works passed\ntest VectorAdd.Guards failed\n"
@@ -151,6 +152,35 @@ class ObjectChecksTest(unittest.TestCase):
         self.assertEqual(dependencies_outside("/usr/local/course/solutions/a.cu\n/usr/local/course/snap/b.h\n",
                                               ["/usr/local/course/snap"], "/usr/local/course"),
                          ["/usr/local/course/solutions/a.cu"])
+
+    def test_inline_assembly_in_the_submissions_own_lines(self):
+        pp = ('# 1 "/tmp/sub/00/01_a.cu"\nconst char* s = "asm";\n# 5 "/usr/include/stdio.h" 3\n'
+              'extern int printf(const char*, ...) __asm__("printf");\n# 9 "/tmp/sub/00/01_a.cu" 2\n'
+              '__asm__(".incbin \\"/r/solutions/a.cu\\"");\n')
+        found = assembly_in(pp, ["/tmp/sub"])
+        self.assertEqual(len(found), 1)
+        self.assertIn(".incbin", found[0])
+        self.assertEqual(assembly_in(pp.replace("__asm__(", "f("), ["/tmp/sub"]), [])
+
+    def test_preprocess_command(self):
+        self.assertEqual(preprocess_command("/usr/bin/clang++ -I/x -O2 -fsanitize-coverage=a -MD -MT o.o -MF o.d "
+                                            "-o o.o -c /b/x.cu.cpp"),
+                         ["/usr/bin/clang++", "-I/x", "-O2", "/b/x.cu.cpp", "-E", "-o", "-"])
+        self.assertIsNone(preprocess_command("/usr/bin/ld -o a.out a.o"))
+
+    def test_compiler_messages_about_other_files_are_hidden(self):
+        text = ("/tmp/s/00/01_a.cu:3:6: error: redefinition of 'f'\nvoid f() {\n     ^\n"
+                "/r/solutions/00/01_a.cu:8:6: note: previous definition is here\nvoid f() { c[i] = a[i] + b[i]; }\n"
+                "1 error generated.\n")
+        shown = compiler_messages_for_student(text, ["/tmp/s"], "/r")
+        self.assertIn("redefinition", shown)
+        self.assertNotIn("a[i] + b[i]", shown)
+        self.assertIn("1 error generated.", shown)
+
+    def test_only_the_simulators_reports_of_a_crash_are_shown(self):
+        out = "my secret text\ncudasim: out-of-bounds read in kernel 'k'\n  block (0,0,0)\nmore text\n"
+        self.assertEqual(program_output_for_student(out),
+                         "cudasim: out-of-bounds read in kernel 'k'\n  block (0,0,0)")
 
     def test_gtest_list(self):
         text = "Running main()\nVectorAdd.\n  Works\n  Guards  # GetParam() = 1\nCoursePerf.\n  VectorAdd\n"
