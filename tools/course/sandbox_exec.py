@@ -136,12 +136,18 @@ def _remount_all_readonly(writable):
 
 
 def make_readonly_except(writable):
+    """Every mount read-only, then the ``writable`` ones writable again. A writable path that
+    is not a mount point of its own (a folder inside another hidden one, e.g. a repository
+    inside the hidden temporary folder) shares its mount's setting and is left alone."""
     try:
         _set_readonly("/", True, recursive=True)
-        for path in writable:
-            _set_readonly(path, False, recursive=False)
     except SetupError:
         _remount_all_readonly(writable)
+        return
+    mount_points = {fields[4] for fields in _mounts()}
+    for path in writable:
+        if path in mount_points:
+            _set_readonly(path, False, recursive=False)
 
 
 def _bind(fd, target):
@@ -183,6 +189,9 @@ def set_up_mounts(hide, show, write):
     keep = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY), writable)
             for path, writable in [(p, False) for p in show] + [(p, True) for p in write] if os.path.isdir(path)]
     hidden = []
+    # A folder inside another hidden one (a repository in the temporary folder) is hidden with
+    # it; mounting over it first would leave a shadowed mount behind the outer one.
+    hide = [p for p in hide if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in hide)]
     for path in hide:
         if os.path.isdir(path):   # checked now: a folder inside one hidden before is gone
             _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m")
@@ -231,8 +240,12 @@ def apply_rlimits(specs):
 
 
 def start_program(program, status_fd, rlimits, cwd, namespaced):
+    """Fork and exec the program; (pid, None), or (None, why) when it could not be started
+    (the set-up in the child or the exec failed: the grader's problem, not the program's)."""
+    failed_read, failed_write = os.pipe()        # close-on-exec: stays empty when exec works
     pid = os.fork()
     if pid == 0:
+        os.close(failed_read)
         try:
             if status_fd is not None:
                 os.close(status_fd)
@@ -243,9 +256,20 @@ def start_program(program, status_fd, rlimits, cwd, namespaced):
             apply_rlimits(rlimits)
             os.execvp(program[0], program)
         except BaseException as exc:  # noqa: B036 - the child must never return into the wrapper
-            os.write(2, ("cannot start %s: %s\n" % (program[0], exc)).encode())
+            os.write(failed_write, ("cannot start %s: %s" % (program[0], exc)).encode()[:512])
         os._exit(127)
-    return pid
+    os.close(failed_write)
+    why = b""
+    while True:
+        chunk = os.read(failed_read, 512)
+        if not chunk:
+            break
+        why += chunk
+    os.close(failed_read)
+    if why:
+        os.waitpid(pid, 0)
+        return None, why.decode(errors="replace")
+    return pid, None
 
 
 def children_of(parent):
@@ -340,8 +364,11 @@ def main(argv):
     except (SetupError, OSError) as exc:
         report(status_fd, "error %s" % exc)
         return STATUS_FAILED_SETUP
+    pid, why = start_program(opts["program"], status_fd, opts["rlimit"], cwd, opts["namespaced"])
+    if pid is None:
+        report(status_fd, "error %s" % why)
+        return STATUS_FAILED_SETUP
     report(status_fd, "ready")       # from here on, how the run ends is the program's doing
-    pid = start_program(opts["program"], status_fd, opts["rlimit"], cwd, opts["namespaced"])
     status = wait_for(pid)
     report(status_fd, describe(status))
     kill_descendants()

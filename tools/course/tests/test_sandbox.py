@@ -173,6 +173,17 @@ class Namespaced(_Hostile, unittest.TestCase):
     def test_no_degradation_reported(self):
         self.assertIsNone(sandbox.degraded_reason())
 
+    def test_a_course_inside_the_temporary_folder(self):
+        # A fresh clone in /tmp (as CI makes one): the course folder is hidden with the
+        # temporary folder around it, and the program in its build tree still runs.
+        with mock.patch.object(sandbox, "COURSE_ROOT", self.bin_dir):
+            result = self.run_hostile("exit", "5")
+        self.assertEqual(result.returncode, 5, result.output)
+
+    def test_a_program_that_cannot_be_started_is_the_graders_failure(self):
+        with self.assertRaises(CourseError):
+            run_sandboxed([os.path.join(self.bin_dir, "no-such-program")], cwd=self.cwd, timeout=10)
+
 
 class Degraded(_Hostile, unittest.TestCase):
     def setUp(self):
