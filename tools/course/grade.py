@@ -21,9 +21,10 @@ from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
 from .rubric import load_rubric, score
-from .untrusted import ObjectBaseline, check_object, compiler_messages_for_student, defined_symbols, \
-    dependencies_outside, dependencies_under, object_files, parse_gtest_list, program_output_for_student, \
-    assembly_in, preprocess_command, rewrite_inputs, section_names, solution_includes, trusted_definitions
+from .untrusted import ObjectBaseline, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
+    dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
+    program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
+    trusted_definitions
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -407,21 +408,34 @@ def measure_performance(reference: Reference, ex: Exercise, student_exe: str, cr
     return judge(criterion, reference.backend, mine, theirs)
 
 
-def inline_assembly(build: BuildDir, obj: str, own: str) -> List[str]:
-    """``asm`` in the submission's own lines, read from the preprocessed source of ``obj``."""
+def preprocessed_source(build: BuildDir, obj: str) -> str:
+    """The preprocessed source ``obj`` was compiled from ("" when it cannot be had)."""
     import subprocess
     ninja = shutil.which("ninja")
     if not ninja or build.toolchain.generator != "Ninja":
-        return []
+        return ""
     commands = subprocess.run([ninja, "-C", build.path, "-t", "commands", os.path.relpath(obj, build.path)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
                               errors="replace").stdout.strip().splitlines()
     argv = preprocess_command(commands[-1]) if commands else None
     if not argv:
-        return []
-    proc = subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          universal_newlines=True, errors="replace")
-    return assembly_in(proc.stdout, [own])
+        return ""
+    return subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          universal_newlines=True, errors="replace").stdout
+
+
+def source_rule(build: BuildDir, obj: str, own: str) -> Optional[str]:
+    """A message when the submission's own code (after macro expansion) has inline assembly or
+    reopens a namespace that is not its own; None when it has neither."""
+    text = preprocessed_source(build, obj)
+    asm = assembly_in(text, [own])
+    if asm:
+        return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])
+    reserved = reserved_namespaces_in(text, [own])
+    if reserved:
+        return ("forbidden code: the exercise's file opens %s; an exercise defines its own functions, not the "
+                "standard library's, GoogleTest's, the course's or the simulator's" % ", ".join(sorted(set(reserved))))
+    return None
 
 
 def dependency_paths(build: BuildDir, obj: str) -> str:
@@ -521,10 +535,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             for obj in objects:
                 rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
                 if not rule:
-                    asm = inline_assembly(build, obj, copy_dir)
-                    if asm:
-                        rule = ("forbidden code: inline assembly (%s); an exercise is written in CUDA C++"
-                                % "; ".join(asm[:3]))
+                    rule = source_rule(build, obj, copy_dir)
                 if not rule:
                     inputs = dependency_paths(build, obj) + "\n" + "\n".join(
                         rewrite_inputs(build.path, target, ex.file))

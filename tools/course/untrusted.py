@@ -373,25 +373,46 @@ _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _ASM = re.compile(r"\b(asm|__asm|__asm__)\b")
 
 
-def assembly_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
-    """``asm`` statements in the lines of ``preprocessed`` (a compiler's -E output) that come
-    from ``own_files`` (the submission's folder): after macro expansion, so a keyword put
-    together by token pasting counts too. Inline assembly is how an object would issue a raw
-    system call or pull a file in with ``.incbin`` without naming any symbol."""
+def own_code(preprocessed: str, own_files: Iterable[str]) -> List[Tuple[str, str, str]]:
+    """(file name, line, line with string and character literals blanked) for the lines of
+    ``preprocessed`` (a compiler's -E output) that come from ``own_files`` (the submission's
+    folder): the submission's code after macro expansion."""
     own = [os.path.realpath(f) for f in own_files]
     current = ""
-    hits = []
+    lines = []
     for line in preprocessed.splitlines():
         m = _LINE_MARKER.match(line)
         if m:
             current = m.group(1)
             continue
-        if not current or not _under(os.path.realpath(current), own):
-            continue
-        code = _LITERAL.sub('""', line)
-        if _ASM.search(code):
-            hits.append("%s: %s" % (os.path.basename(current), line.strip()[:120]))
-    return hits
+        if current and _under(os.path.realpath(current), own):
+            lines.append((os.path.basename(current), line, _LITERAL.sub('""', line)))
+    return lines
+
+
+def assembly_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+    """``asm`` statements in the submission's own code, after macro expansion (a keyword put
+    together by token pasting counts too): how an object would issue a raw system call or
+    pull a file in with ``.incbin`` without naming any symbol."""
+    return ["%s: %s" % (name, line.strip()[:120]) for name, line, code in own_code(preprocessed, own_files)
+            if _ASM.search(code)]
+
+
+_RESERVED_NAMESPACES = r"(?:::\s*)?(std|__gnu_cxx|__cxxabiv1|testing|course|cudasim)\b"
+_REOPENED = re.compile(r"\bnamespace\s+" + _RESERVED_NAMESPACES)
+_SPECIALIZED = re.compile(r"\btemplate\s*<\s*>[^;{}]*?(?<![\w:])" + _RESERVED_NAMESPACES + r"\s*::")
+
+
+def reserved_namespaces_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+    """Where the submission's own code reopens a namespace of the standard library, GoogleTest,
+    the harness or the simulator, or specializes one of their templates: the way to give a
+    function the test program also uses a body of the submission's choosing (the linker keeps
+    one copy of an inline function or template instance, and may keep the submission's)."""
+    code = "\n".join(code for _, _, code in own_code(preprocessed, own_files))
+    code = re.sub(r"\busing\s+namespace\b", "using", code)      # a using-directive opens nothing
+    found = ["namespace " + m.group(1) for m in _REOPENED.finditer(code)]
+    found += ["a specialization in namespace " + m.group(1) for m in _SPECIALIZED.finditer(code)]
+    return found
 
 
 def preprocess_command(compile_command: str) -> Optional[List[str]]:

@@ -3,7 +3,8 @@ import unittest
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
 from course.untrusted import (ForgedResults, GraderSecret, assembly_in, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
-                              preprocess_command, program_output_for_student, sign, solution_includes)
+                              preprocess_command, program_output_for_student, reserved_namespaces_in, sign,
+                              solution_includes)
 
 KEY = bytes(range(32))
 BODY = ("course-grader-result 1\ntest VectorAdd.Works passed\ntest VectorAdd.Guards failed\n"
@@ -161,6 +162,16 @@ class ObjectChecksTest(unittest.TestCase):
         self.assertEqual(len(found), 1)
         self.assertIn(".incbin", found[0])
         self.assertEqual(assembly_in(pp.replace("__asm__(", "f("), ["/tmp/sub"]), [])
+
+    def test_reserved_namespaces_in_the_submissions_own_lines(self):
+        head = '# 1 "/usr/include/c++/12/sstream" 3\nnamespace std { template <> class x<int>; }\n# 4 "/tmp/sub/01_a.cu"\n'
+        for code, found in [("namespace std {\ntemplate <class C> class basic_ostringstream {};\n}\n", 1),
+                            ("namespace  ::course { namespace test { } }\n", 1),
+                            ("template <>\ninline bool testing::internal::f<int>() { return true; }\n", 1),
+                            ("namespace mine { template <> int f<int>(); }\nusing namespace std;\n", 0),
+                            ("const char* s = \"namespace std {\";\nstd::vector<int> v;\n", 0),
+                            ("template <> int mine::std_like<int>::f() { return 0; }\n", 0)]:
+            self.assertEqual(len(reserved_namespaces_in(head + code, ["/tmp/sub"])), found, code)
 
     def test_preprocess_command(self):
         self.assertEqual(preprocess_command("/usr/bin/clang++ -I/x -O2 -fsanitize-coverage=a -MD -MT o.o -MF o.d "
