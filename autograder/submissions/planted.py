@@ -140,6 +140,12 @@ CASES = {
                                                "GLUE(__as, m__)(\".pushsection .rodata\\n.incbin \\\"/etc/hostname\\\"\\n"
                                                ".popsection\");\n")]},
                                "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A function of namespace std with a body of the submission's choosing (the linker keeps
+    # one copy of an inline function, possibly this one, for the test program too).
+    "reopen_namespace_std": {"base": "exercises",
+                             "patch": {VA: [(INC_VA, INC_VA + "#include <cmath>\n#define STD std\n"
+                                             "namespace STD { inline bool all_finite(const float*, int) { return true; } }\n")]},
+                             "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # The simulator's counting hook replaced: every load and store uncounted (forged traffic).
     "replace_counting_hook": {"base": "solutions",
                               "patch": {VA: [(INC_VA, INC_VA + "#include <cstdint>\n"
