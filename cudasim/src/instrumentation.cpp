@@ -71,12 +71,18 @@ ModuleLayout main_module_layout() {
 
 enum class Space { Global, Shared, Local, Host, Illegal };
 
-/// One word of shared memory as racecheck sees it within the current barrier interval.
-struct WordState {
+/// One byte of shared memory as racecheck sees it within the current barrier interval.
+struct ByteState {
   unsigned writer = 0;  // linear thread + 1, 0 for none
   unsigned reader = 0;  // linear thread + 1, kManyReaders, or 0
   const void* write_pc = nullptr;
   const void* read_pc = nullptr;
+};
+/// A 4-byte word's bytes, kept together so that one lookup serves a 4-byte access. Racecheck
+/// is byte-granular, as on a GPU: neighbouring threads writing adjacent bf16 or char values
+/// touch different bytes and do not race.
+struct WordState {
+  ByteState bytes[4];
 };
 constexpr unsigned kManyReaders = ~0u;
 
@@ -243,34 +249,41 @@ void check_dynamic_shared(AccessContext& c, std::uintptr_t a, unsigned bytes, bo
         pc);
 }
 
+void report_race(unsigned me, const ByteState& b, unsigned other_writer, std::uintptr_t a, unsigned bytes, bool store,
+                 const void* pc) {
+  const bool after_write = other_writer != 0;
+  const std::string other = after_write || b.reader != kManyReaders
+                                ? describe_thread_id((after_write ? other_writer : b.reader) - 1)
+                                : std::string("several other threads");
+  const std::string other_site = describe_code_address(after_write ? b.write_pc : b.read_pc);
+  fault(cudaErrorLaunchFailure,
+        format_string("race on shared memory: %s %s %u bytes at %p, which %s %s at %s in the same "
+                      "barrier interval; separate the two accesses with __syncthreads()",
+                      describe_thread_id(me - 1).c_str(), store ? "writes" : "reads", bytes,
+                      reinterpret_cast<void*>(a), other.c_str(), after_write ? "wrote" : "read",
+                      other_site.c_str()),
+        pc);
+}
+
 void record_shared_access(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
   const unsigned me = linear_thread_id() + 1;
   for (std::uintptr_t word = a & ~std::uintptr_t{3}; word < a + bytes; word += 4) {
     WordState& w = c.shared_words[word];
-    const unsigned other_writer = (w.writer != 0 && w.writer != me) ? w.writer : 0;
-    const bool other_reader = w.reader != 0 && w.reader != me;
-    if (other_writer != 0 || (store && other_reader)) {
-      const bool after_write = other_writer != 0;
-      const std::string other = after_write || w.reader != kManyReaders
-                                    ? describe_thread_id((after_write ? other_writer : w.reader) - 1)
-                                    : std::string("several other threads");
-      const std::string other_site = describe_code_address(after_write ? w.write_pc : w.read_pc);
-      fault(cudaErrorLaunchFailure,
-            format_string("race on shared memory: %s %s %u bytes at %p, which %s %s at %s in the same "
-                          "barrier interval; separate the two accesses with __syncthreads()",
-                          describe_thread_id(me - 1).c_str(), store ? "writes" : "reads", bytes,
-                          reinterpret_cast<void*>(a), other.c_str(), after_write ? "wrote" : "read",
-                          other_site.c_str()),
-            pc);
-    }
-    if (store) {
-      w.writer = me;
-      w.write_pc = pc;
-    } else if (w.reader == 0 || w.reader == me) {
-      w.reader = me;
-      w.read_pc = pc;
-    } else {
-      w.reader = kManyReaders;
+    const std::uintptr_t first = std::max(word, a), last = std::min(word + 4, a + bytes);
+    for (std::uintptr_t byte = first; byte < last; ++byte) {
+      ByteState& b = w.bytes[byte - word];
+      const unsigned other_writer = (b.writer != 0 && b.writer != me) ? b.writer : 0;
+      const bool other_reader = b.reader != 0 && b.reader != me;
+      if (other_writer != 0 || (store && other_reader)) report_race(me, b, other_writer, a, bytes, store, pc);
+      if (store) {
+        b.writer = me;
+        b.write_pc = pc;
+      } else if (b.reader == 0 || b.reader == me) {
+        b.reader = me;
+        b.read_pc = pc;
+      } else {
+        b.reader = kManyReaders;
+      }
     }
   }
 }

@@ -320,6 +320,38 @@ TEST_F(Memcheck, TheCorrectTiledKernelRaisesNoReport) {
   EXPECT_EQ(report, "");
 }
 
+// Each thread writes its own byte (or 2-byte value) of a shared word, then, after a barrier,
+// reads all of them: neighbours touch the same 4-byte word but different bytes.
+template <typename T>
+__global__ void adjacent_narrow_writes(T* out) {
+  __shared__ T values[64];
+  values[threadIdx.x] = static_cast<T>(threadIdx.x);
+  __syncthreads();
+  T sum = 0;
+  for (int i = 0; i < 64; ++i) sum = static_cast<T>(sum + values[i]);
+  if (threadIdx.x == 0) *out = sum;
+}
+
+// Two threads write the same byte in one barrier interval: a race however narrow the value.
+__global__ void same_byte_written_twice(char* out) {
+  __shared__ char value[4];
+  if (threadIdx.x < 2) value[1] = static_cast<char>(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) *out = value[1];
+}
+
+TEST_F(Memcheck, RacecheckIsByteGranular) {
+  char* c;
+  short* h;
+  ASSERT_EQ(cudaMalloc(&c, sizeof(char)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&h, sizeof(short)), cudaSuccess);
+  EXPECT_EQ(report_of([&] { adjacent_narrow_writes<char><<<1, 64>>>(c); }, cudaSuccess), "");
+  EXPECT_EQ(report_of([&] { adjacent_narrow_writes<short><<<1, 64>>>(h); }, cudaSuccess), "");
+  const std::string report = report_of([&] { same_byte_written_twice<<<1, 32>>>(c); }, cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "race on shared memory");
+  EXPECT_CONTAINS(report, "writes 1 bytes");
+}
+
 __global__ void last_writer_after_barrier(int* out) {
   __syncthreads();
   *out = static_cast<int>(threadIdx.x);  // which thread writes last depends on the order

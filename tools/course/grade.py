@@ -592,6 +592,11 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                     grade.feedback = run.messages.failure_report()
                 if run.missing:
                     grade.feedback += "\nTests that did not run (they count as failed): %s\n" % ", ".join(run.missing)
+                reports = program_output_for_student(run.process.output if run.process else "")
+                if reports and run.passed < (run.total or 0):
+                    # A race or an out-of-bounds access fails a test as a launch failure; the
+                    # simulator's report says which kernel, thread and line.
+                    grade.feedback += "\nWhat the simulator reported:\n" + reports + "\n"
             else:
                 grade.score = 0.0
                 shown = program_output_for_student(run.process.output if run.process else "")

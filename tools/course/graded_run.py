@@ -16,10 +16,12 @@ from .untrusted import ForgedResults, GraderSecret, SignedResults, count_expecte
     read_signed_results
 
 PERF_FILTER = "CoursePerf.*"
-# Checks on in every correctness run on the simulator (ignored on a GPU): a __syncthreads
-# that part of a block never reaches is undefined behaviour that the simulator would
-# otherwise let pass.
-GRADED_CHECKS = {"CUDASIM_CHECK": "barrier"}
+# Checks on in every correctness run on the simulator (ignored on a GPU), as strict as
+# ./course run --check: a race on shared memory (byte-granular), a thread order shuffled at
+# every barrier (seeded from the grading run's seed, so a re-grade replays it), and a
+# __syncthreads that part of a block never reaches: undefined behaviour that running the
+# threads in order would otherwise let pass.
+GRADED_CHECKS = {"CUDASIM_CHECK": "race,shuffle,barrier"}
 
 
 @dataclass
@@ -101,6 +103,7 @@ def run_graded_tests(executable: str, expected: List[str], *, timeout: float,
     env = dict(GRADED_CHECKS)
     if seed is not None:
         env["COURSE_SEED"] = str(seed)
+        env["CUDASIM_SHUFFLE_SEED"] = str(seed % (1 << 32))
     run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter="-" + PERF_FILTER,
                      env=env)
     if run.signed is None or run.status != ERROR or run.reason:

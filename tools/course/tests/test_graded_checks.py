@@ -1,4 +1,4 @@
-"""Graded correctness runs turn on the simulator's partial-barrier check."""
+"""Graded correctness runs are as strict as ./course run --check, seeded by the grading run."""
 import unittest
 from unittest import mock
 
@@ -15,13 +15,15 @@ class GradedChecks(unittest.TestCase):
             return graded_run.GradedRun(graded_run.ERROR, "stopped here")
 
         with mock.patch.object(graded_run, "run_signed", fake_run_signed):
-            graded_run.run_graded_tests("/nowhere/test", [], timeout=1, memory_bytes=None)
-        self.assertIn("barrier", seen["env"]["CUDASIM_CHECK"].split(","))
+            graded_run.run_graded_tests("/nowhere/test", [], timeout=1, memory_bytes=None, seed=(1 << 40) + 5)
+        self.assertEqual(set(seen["env"]["CUDASIM_CHECK"].split(",")), {"race", "shuffle", "barrier"})
+        self.assertEqual(seen["env"]["COURSE_SEED"], str((1 << 40) + 5))
+        self.assertEqual(seen["env"]["CUDASIM_SHUFFLE_SEED"], "5")      # the simulator's seed is 32-bit
         self.assertEqual(seen["gtest_filter"], "-" + graded_run.PERF_FILTER)
 
     def test_the_child_gets_the_check_in_its_environment(self):
         env = graded_run._child_env(graded_run.GRADED_CHECKS, 7)
-        self.assertEqual(env["CUDASIM_CHECK"], "barrier")
+        self.assertEqual(env["CUDASIM_CHECK"], "race,shuffle,barrier")
         self.assertEqual(env["COURSE_GRADER_FD"], "7")
 
 
