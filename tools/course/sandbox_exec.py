@@ -364,11 +364,14 @@ def main(argv):
     except (SetupError, OSError) as exc:
         report(status_fd, "error %s" % exc)
         return STATUS_FAILED_SETUP
+    # "ready" comes before the program exists: a program that kills the wrapper at once must
+    # read as its own doing. A program that could not be started is reported after it, as an
+    # error, which the grader reads first.
+    report(status_fd, "ready")
     pid, why = start_program(opts["program"], status_fd, opts["rlimit"], cwd, opts["namespaced"])
     if pid is None:
         report(status_fd, "error %s" % why)
         return STATUS_FAILED_SETUP
-    report(status_fd, "ready")       # from here on, how the run ends is the program's doing
     status = wait_for(pid)
     report(status_fd, describe(status))
     kill_descendants()
