@@ -13,6 +13,12 @@ cd /autograder/source
 # nothing a submission's code could read at grading time holds the answers.
 ./course --backend sim seal-reference
 rm -rf solutions
-# Grade the untouched skeletons once: checks that grading works in this image without
-# solutions/ (and fails the image build, not a student's grade, if it does not).
-./course --backend sim grade --submission exercises --format json > /dev/null
+# Grade the untouched skeletons once, the way run_autograder grades a submission (staged in
+# the same folder, so the same build folder): builds the simulator and the test programs into
+# the image, so a submission compiles only its own files; and checks that grading works here
+# without solutions/ (a failure fails the image build, not a student's grade).
+results=$(mktemp -d)
+COURSE_GRADESCOPE_SUBMISSION=/autograder/source/exercises COURSE_GRADESCOPE_RESULTS=$results \
+  bash /autograder/source/autograder/gradescope/run_autograder
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r.get("tests") else
+                "grading the skeletons failed in the image: " + r.get("output", ""))' "$results/results.json"

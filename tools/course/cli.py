@@ -106,7 +106,7 @@ def build_parser() -> OneLineParser:
                            description="Grade a submission (a folder laid out like exercises/).")
     _backend_option(grade, argparse.SUPPRESS)
     grade.add_argument("--submission", metavar="DIR", help="the folder to grade (default: exercises/)")
-    grade.add_argument("--lesson", metavar="NN", help="grade one lesson only (00 or 00-gpu-vs-cpu)")
+    grade.add_argument("--lesson", metavar="NN", help="grade these lessons only: 00, 00-gpu-vs-cpu, or 00,03")
     grade.add_argument("--format", default="table", choices=("table", "json", "junit", "gradescope"),
                        help="table (default), json (stdout), junit (stdout) or gradescope (results.json)")
     grade.add_argument("--out", metavar="DIR",
@@ -120,7 +120,7 @@ def build_parser() -> OneLineParser:
                                            "and OUT/<student>/results.json, report.json, report.txt.")
     _backend_option(grade_all, argparse.SUPPRESS)
     grade_all.add_argument("directory", metavar="DIR")
-    grade_all.add_argument("--lesson", metavar="NN", help="grade one lesson only")
+    grade_all.add_argument("--lesson", metavar="NN", help="grade these lessons only (00, or 00,03)")
     grade_all.add_argument("--out", metavar="DIR", default="grades", help="where to write (default: ./grades)")
     grade_all.add_argument("--jobs", metavar="N", type=int, default=0,
                            help="submissions graded at once (default: half the CPU cores)")

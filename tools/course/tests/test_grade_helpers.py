@@ -7,7 +7,7 @@ import unittest
 
 import support
 from course.errors import CourseError
-from course.grade import copy_submission, grade_build_dir, validate_lesson_argument
+from course.grade import copy_submission, grade_build_dir, lesson_arguments, validate_lesson_argument
 
 
 def touch(path, text="// code\n"):
@@ -49,9 +49,14 @@ class LessonArgument(unittest.TestCase):
             validate_lesson_argument(support.REPO_ROOT, text)
 
     def test_unknown_lesson(self):
-        with self.assertRaises(CourseError) as ctx:
-            validate_lesson_argument(support.REPO_ROOT, "17")
-        self.assertEqual(ctx.exception.exit_code, 2)
+        for text in ("17", "00,17", ",", "00-gpu-vs-gpu"):
+            with self.assertRaises(CourseError, msg=text) as ctx:
+                validate_lesson_argument(support.REPO_ROOT, text)
+            self.assertEqual(ctx.exception.exit_code, 2)
+
+    def test_several_lessons(self):
+        validate_lesson_argument(support.REPO_ROOT, "00,03-matmul-reuse")
+        self.assertEqual(lesson_arguments(" 00, 3 ,"), ["00", "3"])
 
 
 if __name__ == "__main__":
