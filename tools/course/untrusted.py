@@ -378,14 +378,18 @@ def own_code(preprocessed: str, own_files: Iterable[str]) -> List[Tuple[str, str
     ``preprocessed`` (a compiler's -E output) that come from ``own_files`` (the submission's
     folder): the submission's code after macro expansion."""
     own = [os.path.realpath(f) for f in own_files]
-    current = ""
+    current, is_own = "", False
+    verdicts: Dict[str, bool] = {}       # a marker names the same few files again and again
     lines = []
     for line in preprocessed.splitlines():
         m = _LINE_MARKER.match(line)
         if m:
             current = m.group(1)
+            if current not in verdicts:
+                verdicts[current] = _under(os.path.realpath(current), own)
+            is_own = verdicts[current]
             continue
-        if current and _under(os.path.realpath(current), own):
+        if is_own:
             lines.append((os.path.basename(current), line, _LITERAL.sub('""', line)))
     return lines
 
