@@ -2,8 +2,9 @@
 // fp32 or bf16 inputs with fp32 compute, every transpose combination, padded leading
 // dimensions, C and D the same buffer or not, on a stream. Valid CUDA: the same file runs on a
 // GPU (the simulator's answers for unsupported types are checked under #ifdef CUDASIM).
+// cuda_fp16.h and cuda_bf16.h are not included: cublasLt.h brings them, as the real one does
+// (through cublas_api.h), and programs such as llm.c's dev/cuda kernels rely on it.
 #include <cublasLt.h>
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -102,6 +103,32 @@ class CublasLt : public ::testing::Test {
 
   cublasLtHandle_t handle_ = nullptr;
 };
+
+__global__ void halve_narrow(__half* h, __nv_bfloat16* b) {
+  *h = __float2half(__half2float(*h) * 0.5f);
+  *b = __float2bfloat16(__bfloat162float(*b) * 0.5f);
+}
+
+TEST(CublasLtHeader, BringsHalfAndBfloat16) {
+  __half* dh = nullptr;
+  __nv_bfloat16* db = nullptr;
+  ASSERT_CUDA(cudaMalloc(&dh, sizeof(__half)));
+  ASSERT_CUDA(cudaMalloc(&db, sizeof(__nv_bfloat16)));
+  const __half h = __float2half(3.0f);
+  const __nv_bfloat16 b = __float2bfloat16(5.0f);
+  ASSERT_CUDA(cudaMemcpy(dh, &h, sizeof(h), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(db, &b, sizeof(b), cudaMemcpyHostToDevice));
+  halve_narrow<<<1, 1>>>(dh, db);
+  ASSERT_CUDA(cudaGetLastError());
+  __half h_out;
+  __nv_bfloat16 b_out;
+  ASSERT_CUDA(cudaMemcpy(&h_out, dh, sizeof(h_out), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaMemcpy(&b_out, db, sizeof(b_out), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(__half2float(h_out), 1.5f);
+  EXPECT_EQ(__bfloat162float(b_out), 2.5f);
+  EXPECT_EQ(cudaFree(dh), cudaSuccess);
+  EXPECT_EQ(cudaFree(db), cudaSuccess);
+}
 
 TEST_F(CublasLt, Fp32MatmulMatchesTheCpuForAwkwardShapes) {
   check_fp32(65, 33, 129, false, false, 0, 1.0f, 0.0f, false);
