@@ -569,6 +569,16 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
   return record_error(enqueue(stream, [fn, user_data] { fn(user_data); }));
 }
 
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned flags) {
+  if (callback == nullptr || flags != 0) return record_error(cudaErrorInvalidValue);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  if (is_capturing(stream)) return record_error(cudaErrorStreamCaptureUnsupported);
+  // On the stream's own thread, in order with its kernels and copies, as cudaLaunchHostFunc;
+  // the status is read when the callback runs, so a fault before it is passed on.
+  return record_error(enqueue(stream, [stream, callback, user_data] { callback(stream, sticky_error(), user_data); }));
+}
+
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {

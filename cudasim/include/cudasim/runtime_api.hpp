@@ -141,6 +141,12 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 /// Queues a call of `fn(user_data)` on the stream: it runs after the work queued before it and
 /// before the work queued after it. (It must not call the CUDA API, as on a GPU.)
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
+/// The older form of cudaLaunchHostFunc: queues `callback(stream, status, user_data)` in the
+/// same stream order; `status` is cudaSuccess, or the error of a kernel that faulted before it
+/// ran. `flags` must be 0 (cudaErrorInvalidValue otherwise). As in CUDA it cannot be captured
+/// into a graph: while the stream captures it returns cudaErrorStreamCaptureUnsupported.
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned flags);
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
