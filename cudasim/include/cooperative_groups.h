@@ -10,9 +10,14 @@
 /// the plain intrinsics. Tiles have at most 32 threads (a warp) and partition the block by
 /// thread rank, as in CUDA.
 ///
-/// Not supported, each a compile error that names it: `this_grid()` / `grid_group::sync()`
-/// (grid-wide barriers need every block of the grid running at once; the simulator runs a
-/// grid's blocks on a pool of worker threads, a few at a time), `coalesced_threads()` (the
+/// The grid: `this_grid()` gives a `grid_group`, whose `sync()` is a grid-wide barrier in a
+/// kernel launched with cudaLaunchCooperativeKernel (which runs every block of the grid at once,
+/// each on an OS thread of its own). It is first a block barrier at the caller's call site, with
+/// the same divergence reports, then a wait for every other block; a block that exits without
+/// reaching it, or blocks waiting at different grid.sync() calls, are reported as a deadlock.
+/// Outside a cooperative launch `is_valid()` is false and `sync()` ends the launch with a message.
+///
+/// Not supported, each a compile error that names it: `coalesced_threads()` (the
 /// simulator does not run a warp's lanes in lock step, so it cannot tell which lanes took a
 /// branch together), tiles of more than 32 threads, and `this_multi_grid()`, clusters.
 #pragma once
@@ -185,24 +190,38 @@ inline thread_group tiled_partition(const thread_group& parent, unsigned tile_si
                       details::tiles_in(parent.size_, tile_size));
 }
 
-// ---- not supported: each use is a compile error that names it ------------------------------
-/// Grid-wide groups. Declared so that code naming them compiles up to the call.
+/// The whole grid of a cooperative launch (cudaLaunchCooperativeKernel).
 class grid_group {
  public:
-  template <class Unsupported = void>
-  void sync() const {
-    static_assert(details::unsupported<Unsupported>,
-                  "cudasim: grid_group::sync() (a grid-wide barrier of a cooperative launch) is not "
-                  "supported by the simulator");
+  /// Waits for every thread of the grid (a cooperative launch only).
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    cudasim::detail::grid_sync(file, line);
   }
+  /// Whether the kernel was launched cooperatively, so that sync() may be called.
+  bool is_valid() const { return cudasim::detail::in_cooperative_launch(); }
+  static unsigned long long size() { return num_threads(); }
+  static unsigned long long num_threads() {
+    return static_cast<unsigned long long>(num_blocks()) * details::block_size();
+  }
+  /// The calling thread's rank in the grid: its block's rank times the block size, plus its
+  /// rank in the block.
+  static unsigned long long thread_rank() {
+    return static_cast<unsigned long long>(block_rank()) * details::block_size() + details::block_rank();
+  }
+  static unsigned num_blocks() { return gridDim.x * gridDim.y * gridDim.z; }
+  static unsigned block_rank() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
+  static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static dim3 dim_blocks() { return gridDim; }
+
+ private:
+  grid_group() = default;
+  friend grid_group this_grid();
 };
-template <class Unsupported = void>
-grid_group this_grid() {
-  static_assert(details::unsupported<Unsupported>,
-                "cudasim: cooperative_groups::this_grid() (grid-wide groups and grid.sync()) is not "
-                "supported by the simulator");
-  return {};
-}
+
+/// The calling thread's grid.
+inline grid_group this_grid() { return grid_group(); }
+
+// ---- not supported: each use is a compile error that names it ------------------------------
 /// Declared so that code naming it compiles up to the call.
 class coalesced_group {};
 template <class Unsupported = void>

@@ -136,6 +136,7 @@ const char* barrier_name(BarrierKind kind) {
     case BarrierKind::Count: return "__syncthreads_count";
     case BarrierKind::And: return "__syncthreads_and";
     case BarrierKind::Or: return "__syncthreads_or";
+    case BarrierKind::Grid: return "grid_group::sync";
   }
   return "__syncthreads";
 }
@@ -198,6 +199,9 @@ struct BlockRun {
   unsigned barriers_released = 0;
   bool faulted = false;
   bool borrowed = false;  // holds the worker's BlockVectors
+  // A grid.sync() was released within the block: the first of its threads to resume waits for
+  // the other blocks (wait_for_grid) before any of them goes on.
+  bool grid_wait_pending = false;
 
  private:
   void swap_vectors(BlockVectors& v) noexcept {
@@ -633,6 +637,7 @@ void resolve_waiting(BlockRun& b) {
     b.barrier_waiters.clear();
     b.barrier_file = nullptr;
     b.waiting = 0;
+    b.grid_wait_pending = b.barrier_kind == BarrierKind::Grid;
     return;
   }
   const dim3& extent = b.cursor.block_dim;
@@ -865,6 +870,104 @@ int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned li
   return released_barrier_result(kind);
 }
 
+namespace {
+
+std::string describe_block(const uint3& b) { return format_string("block (%u,%u,%u)", b.x, b.y, b.z); }
+
+/// The report of a grid.sync() that a block which has exited never reached.
+std::string grid_deadlock(const GridBarrier& g, const uint3& waiter, const char* file, unsigned line) {
+  return format_string("deadlock: %s waits at grid_group::sync() at %s:%u for every block of the cooperative grid, "
+                       "but %s has exited without reaching it; every block must reach the same grid.sync()",
+                       describe_block(waiter).c_str(), file, line, describe_block(g.first_exited).c_str());
+}
+
+/// Called by the first thread of block `b` to resume from a released grid.sync(): waits (the
+/// whole OS thread, that is the whole block) until every block of the grid has arrived. Throws
+/// a KernelTrap when that can never happen (a block exited, or waits at another grid.sync()), or
+/// when another block faulted.
+void wait_for_grid(BlockRun& b, const char* file, unsigned line) {
+  LaunchState& launch = *b.launch;
+  GridBarrier& g = *launch.grid_barrier;
+  static thread_local std::string message;
+  std::unique_lock<std::mutex> lock(g.mutex);
+  if (g.broken.empty()) {
+    if (g.arrived == 0) {
+      g.file = file;
+      g.line = line;
+      g.first_waiter = b.block_index;
+    } else if (!same_site(g.file, g.line, file, line)) {
+      g.broken = format_string("grid barrier divergence: %s waits at grid_group::sync() at %s:%u while %s waits at "
+                               "grid_group::sync() at %s:%u; every block of a cooperative grid must reach the same "
+                               "grid.sync()",
+                               describe_block(b.block_index).c_str(), file, line,
+                               describe_block(g.first_waiter).c_str(), g.file, g.line);
+    }
+  }
+  if (g.broken.empty()) {
+    const unsigned long long generation = g.generation;
+    ++g.arrived;
+    if (g.arrived + g.exited == g.total && g.any_exited) {
+      g.broken = grid_deadlock(g, b.block_index, file, line);
+    } else if (g.arrived == g.total) {
+      g.arrived = 0;
+      ++g.generation;
+      g.changed.notify_all();
+      return;
+    } else {
+      g.changed.wait(lock, [&] {
+        return g.generation != generation || !g.broken.empty() || launch.failed.load(std::memory_order_relaxed);
+      });
+      if (g.generation != generation) return;
+    }
+  }
+  g.changed.notify_all();
+  // Another block faulted first: its report stands (the launch reports one fault).
+  message = g.broken.empty() ? std::string("another block of the cooperative grid faulted") : g.broken;
+  throw KernelTrap{message.c_str()};
+}
+
+}  // namespace
+
+void grid_block_exited(LaunchState& launch, const uint3& block) {
+  GridBarrier& g = *launch.grid_barrier;
+  std::lock_guard<std::mutex> lock(g.mutex);
+  ++g.exited;
+  if (!g.any_exited) {
+    g.any_exited = true;
+    g.first_exited = block;
+  }
+  if (g.arrived > 0 && g.arrived + g.exited == g.total && g.broken.empty())
+    g.broken = grid_deadlock(g, g.first_waiter, g.file, g.line);
+  g.changed.notify_all();
+}
+
+bool in_cooperative_launch() {
+  const BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
+  return b != nullptr && b->launch->grid_barrier != nullptr;
+}
+
+void grid_sync(const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) {
+    report("grid_group::sync() called outside a kernel at %s:%u; ignored", file, line);
+    return;
+  }
+  if (b->launch->grid_barrier == nullptr) {
+    static thread_local std::string message;
+    message = format_string("grid_group::sync() at %s:%u in a kernel not launched with cudaLaunchCooperativeKernel: "
+                            "a grid-wide barrier needs a cooperative launch (this_grid().is_valid() is false)",
+                            file, line);
+    throw KernelTrap{message.c_str()};
+  }
+  arrive_at_barrier(b, w.current, nullptr, BarrierKind::Grid, 0, file, line);
+  park(w);
+  if (b->grid_wait_pending) {
+    b->grid_wait_pending = false;
+    wait_for_grid(*b, file, line);
+  }
+}
+
 template <BarrierKind Kind>
 bool BarrierAwaiter<Kind>::await_suspend(std::coroutine_handle<> thread) const {
   BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
@@ -888,6 +991,7 @@ int released_barrier_result(BarrierKind kind) {
     case BarrierKind::Count: return b->barrier_count;
     case BarrierKind::And: return b->barrier_count == b->barrier_participants;
     case BarrierKind::Or: return b->barrier_count != 0;
+    case BarrierKind::Grid: return 0;
   }
   return 0;
 }

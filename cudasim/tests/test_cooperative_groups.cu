@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "launch_report.cuh"
+
 namespace cg = cooperative_groups;
 
 namespace {
@@ -252,16 +254,6 @@ TEST(TileReduce, EveryOperatorGivesEveryThreadTheTilesResult) {
 /// "test_cooperative_groups.cu:<line>", how the reports name a call site in this file.
 std::string site(int line) { return "test_cooperative_groups.cu:" + std::to_string(line); }
 
-template <class Launch>
-std::string failing_launch_report(Launch launch) {
-  testing::internal::CaptureStderr();
-  launch();
-  const cudaError_t synced = cudaDeviceSynchronize();
-  const std::string report = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(synced, cudaErrorLaunchFailure) << report;
-  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
-  return report;
-}
 
 constexpr int kDivergentShuffleLine = __LINE__ + 6;
 /// The odd threads of each tile of 8 shuffle at one line, the even ones at another.

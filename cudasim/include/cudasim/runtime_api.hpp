@@ -220,6 +220,22 @@ inline cudaError_t cudaLaunchKernel(T* func, dim3 grid, dim3 block, void** args,
                           line);
 }
 
+/// A cooperative launch: every block of the grid runs at once, so that the kernel may wait for
+/// the whole grid with cooperative_groups::this_grid().sync(). The grid must fit the device at
+/// once (at most cudaOccupancyMaxActiveBlocksPerMultiprocessor blocks per SM, on every SM),
+/// else cudaErrorCooperativeLaunchTooLarge; the simulator also runs at most 24576 threads
+/// cooperatively (each waiting thread holds a stack), and says so on stderr beyond that.
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                                        cudaStream_t stream, const char* file = __builtin_FILE(),
+                                        unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaLaunchCooperativeKernel(T* func, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
+                                               cudaStream_t stream = nullptr, const char* file = __builtin_FILE(),
+                                               unsigned line = __builtin_LINE()) {
+  return cudaLaunchCooperativeKernel(cudasim::detail::known_kernel(func), grid, block, args, shared_bytes, stream,
+                                     file, line);
+}
+
 namespace cudasim::detail {
 cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribute, int value);
 }  // namespace cudasim::detail
