@@ -17,9 +17,13 @@
 /// reaching it, or blocks waiting at different grid.sync() calls, are reported as a deadlock.
 /// Outside a cooperative launch `is_valid()` is false and `sync()` ends the launch with a message.
 ///
-/// Not supported, each a compile error that names it: `coalesced_threads()` (the
-/// simulator does not run a warp's lanes in lock step, so it cannot tell which lanes took a
-/// branch together), tiles of more than 32 threads, and `this_multi_grid()`, clusters.
+/// `coalesced_threads()` gives the lanes of the caller's warp that reach that call together. The
+/// simulator does not run a warp's lanes in lock step: a lane waits at the call until no thread
+/// of its block can run on without waiting, and the lanes then waiting at that call site form
+/// the group (lanes that took another branch have exited or wait elsewhere by then).
+///
+/// Not supported, each a compile error that names it: tiles of more than 32 threads,
+/// `this_multi_grid()`, clusters.
 #pragma once
 
 #include "cuda_runtime.h"
@@ -221,16 +225,77 @@ class grid_group {
 /// The calling thread's grid.
 inline grid_group this_grid() { return grid_group(); }
 
-// ---- not supported: each use is a compile error that names it ------------------------------
-/// Declared so that code naming it compiles up to the call.
-class coalesced_group {};
-template <class Unsupported = void>
-coalesced_group coalesced_threads() {
-  static_assert(details::unsupported<Unsupported>,
-                "cudasim: cooperative_groups::coalesced_threads() is not supported by the simulator "
-                "(its warps' lanes do not run in lock step, so it cannot tell which lanes took a branch "
-                "together); use tiled_partition or __activemask() with the __*_sync intrinsics");
-  return {};
+/// The lanes of a warp that called coalesced_threads() together, ranked by lane. Its
+/// collectives are the warp operations over those lanes (every lane of the group must call
+/// them, as in CUDA).
+class coalesced_group {
+ public:
+  unsigned long long size() const { return static_cast<unsigned long long>(__builtin_popcount(mask_)); }
+  unsigned long long num_threads() const { return size(); }
+  /// The caller's rank: how many lanes of the group are below it.
+  unsigned long long thread_rank() const {
+    return static_cast<unsigned long long>(__builtin_popcount(mask_ & ((1u << lane()) - 1u)));
+  }
+  unsigned meta_group_rank() const { return 0; }
+  unsigned meta_group_size() const { return 1; }
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    __syncwarp(mask_, file, line);
+  }
+  /// The value of `var` in the group's thread of rank `source` (modulo the size).
+  template <class T>
+  T shfl(T var, unsigned source, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __shfl_sync(mask_, var, static_cast<int>(lane_of(source % size())), 32, file, line);
+  }
+  /// The value of `var` in the thread `delta` ranks above (its own where there is none).
+  template <class T>
+  T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned long long target = thread_rank() + delta;
+    const unsigned source = target < size() ? lane_of(target) : lane();
+    return __shfl_sync(mask_, var, static_cast<int>(source), 32, file, line);
+  }
+  /// The value of `var` in the thread `delta` ranks below (its own where there is none).
+  template <class T>
+  T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned long long rank = thread_rank();
+    const unsigned source = rank >= delta ? lane_of(rank - delta) : lane();
+    return __shfl_sync(mask_, var, static_cast<int>(source), 32, file, line);
+  }
+  int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __any_sync(mask_, predicate, file, line);
+  }
+  int all(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __all_sync(mask_, predicate, file, line);
+  }
+  /// Bit i is set when the group's thread of rank i passed a non-zero predicate.
+  unsigned ballot(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned lanes = __ballot_sync(mask_, predicate, file, line);
+    unsigned bits = 0, rank = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!((mask_ >> l) & 1u)) continue;
+      if ((lanes >> l) & 1u) bits |= 1u << rank;
+      ++rank;
+    }
+    return bits;
+  }
+
+ private:
+  explicit coalesced_group(unsigned mask) : mask_(mask) {}
+  static unsigned lane() { return details::block_rank() % 32; }
+  /// The lane of the group's thread of rank `rank` (< size()).
+  unsigned lane_of(unsigned long long rank) const {
+    unsigned m = mask_;
+    for (unsigned long long i = 0; i < rank; ++i) m &= m - 1;  // drop the lowest lanes
+    return static_cast<unsigned>(__builtin_ctz(m));
+  }
+  unsigned mask_;
+  friend coalesced_group coalesced_threads(const char* file, unsigned line);
+};
+
+/// The lanes of the caller's warp that call this together: those that reach this call while
+/// the other lanes have exited, or wait elsewhere. The caller waits here until no thread of its
+/// block can run on without waiting, so that every lane that would arrive has.
+inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return coalesced_group(cudasim::detail::coalesced_lanes(file, line));
 }
 
 }  // namespace cooperative_groups

@@ -75,7 +75,7 @@ struct Fiber {
 /// None: not started, running, or exited (which one follows from the cursor and the running
 /// thread). A released thread keeps its Barrier or Warp until it is resumed (take_runnable):
 /// only the reports read it, and they run when no released thread is left.
-enum class WaitKind : unsigned char { None, Barrier, Warp };
+enum class WaitKind : unsigned char { None, Barrier, Warp, Coalesced };
 
 /// Why a parked thread waits, for releasing it and for reports.
 struct ThreadSlot {
@@ -193,6 +193,7 @@ struct BlockRun {
   BarrierKind barrier_kind = BarrierKind::Plain;
   bool barrier_mixed = false;
   unsigned warp_waiters = 0;
+  unsigned coalesced_waiters = 0;  // threads gathering in coalesced_threads() (coalesced_lanes)
   // Result of the barrier most recently released; read by each thread as it resumes.
   int barrier_count = 0;
   int barrier_participants = 0;
@@ -611,9 +612,36 @@ bool report_partial_barrier(BlockRun& b) {
   return true;
 }
 
-/// Everything that can run has run and somebody still waits: either all live threads wait
-/// at one __syncthreads (release them), or the block is stuck (report it and fail the block).
+/// Releases the threads gathering in coalesced_threads(): each gets, as its result, the lanes of
+/// its warp gathering at the same call site. Called when nothing else can run, so these are
+/// exactly the lanes that reached the call together.
+void release_coalesced(BlockRun& b) {
+  const unsigned threads = static_cast<unsigned>(b.cursor.num_threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    const ThreadSlot& s = b.slots[t];
+    if (s.wait != WaitKind::Coalesced) continue;
+    const unsigned warp = t / kWarpSize;
+    unsigned mask = 0;
+    for (unsigned lane = 0; lane < kWarpSize && warp * kWarpSize + lane < threads; ++lane) {
+      const ThreadSlot& o = b.slots[warp * kWarpSize + lane];
+      if (o.wait == WaitKind::Coalesced && same_site(o.file, o.line, s.file, s.line)) mask |= 1u << lane;
+    }
+    b.warps[warp].results[t % kWarpSize] = mask;
+    b.runnable.push_back(t);  // its wait stays Coalesced until it resumes (take_runnable)
+  }
+  b.waiting -= b.coalesced_waiters;
+  b.coalesced_waiters = 0;
+}
+
+/// Everything that can run has run and somebody still waits: lanes gathering in
+/// coalesced_threads() are released first (those lanes may still reach a barrier); then either
+/// all live threads wait at one __syncthreads (release them), or the block is stuck (report it
+/// and fail the block).
 void resolve_waiting(BlockRun& b) {
+  if (b.coalesced_waiters > 0) {
+    release_coalesced(b);
+    return;
+  }
   if (b.warp_waiters == 0 && !b.barrier_mixed) {
     // Releasing when only the live threads arrived keeps programs running that a GPU might
     // run too; the check reports it instead.
@@ -996,6 +1024,24 @@ int released_barrier_result(BarrierKind kind) {
   return 0;
 }
 
+namespace {
+/// Records the running thread `t` as waiting (`kind`, at `file`:`line` in `what`) on its fiber,
+/// which the caller then parks.
+ThreadSlot& record_fiber_wait(Worker& w, BlockRun& b, unsigned t, WaitKind kind, const char* file, unsigned line,
+                              const char* what) {
+  ThreadSlot& s = b.slots[t];
+  s.fiber = w.current;
+  s.coroutine = nullptr;
+  s.index = threadIdx;
+  s.wait = kind;
+  s.file = file;
+  s.line = line;
+  s.what = what;
+  ++b.waiting;
+  return s;
+}
+}  // namespace
+
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
                               const char* file, unsigned line) {
   Worker& w = worker();
@@ -1057,19 +1103,23 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
     return ws.results[lane];
   }
 
-  ThreadSlot& s = b->slots[t];
-  s.fiber = w.current;
-  s.coroutine = nullptr;
-  s.index = threadIdx;
-  s.wait = WaitKind::Warp;
-  s.file = file;
-  s.line = line;
-  s.what = warp_op_name(op);
-  s.warp_mask = effective_mask;
-  ++b->waiting;
+  record_fiber_wait(w, *b, t, WaitKind::Warp, file, line, warp_op_name(op)).warp_mask = effective_mask;
   ++b->warp_waiters;
   park(w);
   return ws.results[lane];
+}
+
+unsigned coalesced_lanes(const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) return 1;
+  ensure_slots(*b);
+  const unsigned t = linear_thread();
+  sync_cursor(*b, t);
+  record_fiber_wait(w, *b, t, WaitKind::Coalesced, file, line, "coalesced_threads");
+  ++b->coalesced_waiters;
+  park(w);
+  return static_cast<unsigned>(b->warps[t / kWarpSize].results[t % kWarpSize]);
 }
 
 }  // namespace cudasim::detail

@@ -69,6 +69,12 @@ int released_barrier_result(BarrierKind kind);
 void grid_sync(const char* file, unsigned line);
 /// Whether the running kernel was launched with cudaLaunchCooperativeKernel.
 bool in_cooperative_launch();
+
+/// cooperative_groups::coalesced_threads(): the lanes of the caller's warp that call it at the
+/// same call site together. The caller waits there until no thread of its block can run on
+/// without waiting (every other lane has arrived, exited, or waits elsewhere); the lanes then at
+/// this call site form the group, as bits by lane.
+unsigned coalesced_lanes(const char* file, unsigned line);
 /// Memory for a thread's coroutine frame, taken from its worker's frame arena and reclaimed
 /// when the block ends.
 void* allocate_thread_frame(std::size_t bytes);
