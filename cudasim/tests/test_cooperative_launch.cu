@@ -237,6 +237,43 @@ TEST(CooperativeLaunchReports, ThreadsOfABlockAtAGridSyncAndABlockBarrierAreRepo
   EXPECT_CONTAINS(report, site(kHalfAtSyncthreads));
 }
 
+__global__ void block_two_traps_between_grid_syncs() {
+  cg::grid_group grid = cg::this_grid();
+  grid.sync();
+  if (blockIdx.x == 2 && threadIdx.x == 5) __trap();
+  grid.sync();
+}
+
+TEST(CooperativeLaunchReports, AFaultingBlockEndsTheLaunchWithoutHangingTheOthers) {
+  const std::string report = failing_launch_report([] {
+    EXPECT_EQ(cudaLaunchCooperativeKernel(block_two_traps_between_grid_syncs, dim3(4), dim3(32), nullptr, 0,
+                                          nullptr),
+              cudaSuccess);
+  });
+  EXPECT_CONTAINS(report, "block (2,0,0), thread (5,0,0)");
+  EXPECT_CONTAINS(report, "__trap()");
+  // The device works again after the reset.
+  unsigned* counter = nullptr;
+  ASSERT_CUDA(cudaMalloc(&counter, sizeof(unsigned)));
+  ASSERT_CUDA(cudaMemset(counter, 0, sizeof(unsigned)));
+  unsigned long long* values = nullptr;
+  unsigned long long* neighbours = nullptr;
+  int* failures = nullptr;
+  ASSERT_CUDA(cudaMalloc(&values, 4 * 32 * sizeof(unsigned long long)));
+  ASSERT_CUDA(cudaMalloc(&neighbours, 4 * 32 * sizeof(unsigned long long)));
+  ASSERT_CUDA(cudaMalloc(&failures, sizeof(int)));
+  ASSERT_CUDA(cudaMemset(failures, 0, sizeof(int)));
+  void* args[] = {&counter, &values, &neighbours, &failures};
+  ASSERT_CUDA(cudaLaunchCooperativeKernel(phases, dim3(4), dim3(32), args, 0, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  int failed = -1;
+  ASSERT_CUDA(cudaMemcpy(&failed, failures, sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(failed, 0);
+  for (void* d : {static_cast<void*>(counter), static_cast<void*>(values), static_cast<void*>(neighbours),
+                  static_cast<void*>(failures)})
+    ASSERT_CUDA(cudaFree(d));
+}
+
 constexpr int kOrdinaryLaunchSync = __LINE__ + 2;
 __global__ void grid_sync_without_a_cooperative_launch() {
   cg::this_grid().sync();
