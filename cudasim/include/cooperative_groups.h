@@ -10,11 +10,20 @@
 /// the plain intrinsics. Tiles have at most 32 threads (a warp) and partition the block by
 /// thread rank, as in CUDA.
 ///
-/// Not supported, each a compile error that names it: `this_grid()` / `grid_group::sync()`
-/// (grid-wide barriers need every block of the grid running at once; the simulator runs a
-/// grid's blocks on a pool of worker threads, a few at a time), `coalesced_threads()` (the
-/// simulator does not run a warp's lanes in lock step, so it cannot tell which lanes took a
-/// branch together), tiles of more than 32 threads, and `this_multi_grid()`, clusters.
+/// The grid: `this_grid()` gives a `grid_group`, whose `sync()` is a grid-wide barrier in a
+/// kernel launched with cudaLaunchCooperativeKernel (which runs every block of the grid at once,
+/// each on an OS thread of its own). It is first a block barrier at the caller's call site, with
+/// the same divergence reports, then a wait for every other block; a block that exits without
+/// reaching it, or blocks waiting at different grid.sync() calls, are reported as a deadlock.
+/// Outside a cooperative launch `is_valid()` is false and `sync()` ends the launch with a message.
+///
+/// `coalesced_threads()` gives the lanes of the caller's warp that reach that call together. The
+/// simulator does not run a warp's lanes in lock step: a lane waits at the call until no thread
+/// of its block can run on without waiting, and the lanes then waiting at that call site form
+/// the group (lanes that took another branch have exited or wait elsewhere by then).
+///
+/// Not supported, each a compile error that names it: tiles of more than 32 threads,
+/// `this_multi_grid()`, clusters.
 #pragma once
 
 #include "cuda_runtime.h"
@@ -185,33 +194,108 @@ inline thread_group tiled_partition(const thread_group& parent, unsigned tile_si
                       details::tiles_in(parent.size_, tile_size));
 }
 
-// ---- not supported: each use is a compile error that names it ------------------------------
-/// Grid-wide groups. Declared so that code naming them compiles up to the call.
+/// The whole grid of a cooperative launch (cudaLaunchCooperativeKernel).
 class grid_group {
  public:
-  template <class Unsupported = void>
-  void sync() const {
-    static_assert(details::unsupported<Unsupported>,
-                  "cudasim: grid_group::sync() (a grid-wide barrier of a cooperative launch) is not "
-                  "supported by the simulator");
+  /// Waits for every thread of the grid (a cooperative launch only).
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    cudasim::detail::grid_sync(file, line);
   }
+  /// Whether the kernel was launched cooperatively, so that sync() may be called.
+  bool is_valid() const { return cudasim::detail::in_cooperative_launch(); }
+  static unsigned long long size() { return num_threads(); }
+  static unsigned long long num_threads() {
+    return static_cast<unsigned long long>(num_blocks()) * details::block_size();
+  }
+  /// The calling thread's rank in the grid: its block's rank times the block size, plus its
+  /// rank in the block.
+  static unsigned long long thread_rank() {
+    return static_cast<unsigned long long>(block_rank()) * details::block_size() + details::block_rank();
+  }
+  static unsigned num_blocks() { return gridDim.x * gridDim.y * gridDim.z; }
+  static unsigned block_rank() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
+  static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static dim3 dim_blocks() { return gridDim; }
+
+ private:
+  grid_group() = default;
+  friend grid_group this_grid();
 };
-template <class Unsupported = void>
-grid_group this_grid() {
-  static_assert(details::unsupported<Unsupported>,
-                "cudasim: cooperative_groups::this_grid() (grid-wide groups and grid.sync()) is not "
-                "supported by the simulator");
-  return {};
-}
-/// Declared so that code naming it compiles up to the call.
-class coalesced_group {};
-template <class Unsupported = void>
-coalesced_group coalesced_threads() {
-  static_assert(details::unsupported<Unsupported>,
-                "cudasim: cooperative_groups::coalesced_threads() is not supported by the simulator "
-                "(its warps' lanes do not run in lock step, so it cannot tell which lanes took a branch "
-                "together); use tiled_partition or __activemask() with the __*_sync intrinsics");
-  return {};
+
+/// The calling thread's grid.
+inline grid_group this_grid() { return grid_group(); }
+
+/// The lanes of a warp that called coalesced_threads() together, ranked by lane. Its
+/// collectives are the warp operations over those lanes (every lane of the group must call
+/// them, as in CUDA).
+class coalesced_group {
+ public:
+  unsigned long long size() const { return static_cast<unsigned long long>(__builtin_popcount(mask_)); }
+  unsigned long long num_threads() const { return size(); }
+  /// The caller's rank: how many lanes of the group are below it.
+  unsigned long long thread_rank() const {
+    return static_cast<unsigned long long>(__builtin_popcount(mask_ & ((1u << lane()) - 1u)));
+  }
+  unsigned meta_group_rank() const { return 0; }
+  unsigned meta_group_size() const { return 1; }
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    __syncwarp(mask_, file, line);
+  }
+  /// The value of `var` in the group's thread of rank `source` (modulo the size).
+  template <class T>
+  T shfl(T var, unsigned source, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __shfl_sync(mask_, var, static_cast<int>(lane_of(source % size())), 32, file, line);
+  }
+  /// The value of `var` in the thread `delta` ranks above (its own where there is none).
+  template <class T>
+  T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned long long target = thread_rank() + delta;
+    const unsigned source = target < size() ? lane_of(target) : lane();
+    return __shfl_sync(mask_, var, static_cast<int>(source), 32, file, line);
+  }
+  /// The value of `var` in the thread `delta` ranks below (its own where there is none).
+  template <class T>
+  T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned long long rank = thread_rank();
+    const unsigned source = rank >= delta ? lane_of(rank - delta) : lane();
+    return __shfl_sync(mask_, var, static_cast<int>(source), 32, file, line);
+  }
+  int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __any_sync(mask_, predicate, file, line);
+  }
+  int all(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return __all_sync(mask_, predicate, file, line);
+  }
+  /// Bit i is set when the group's thread of rank i passed a non-zero predicate.
+  unsigned ballot(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    const unsigned lanes = __ballot_sync(mask_, predicate, file, line);
+    unsigned bits = 0, rank = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!((mask_ >> l) & 1u)) continue;
+      if ((lanes >> l) & 1u) bits |= 1u << rank;
+      ++rank;
+    }
+    return bits;
+  }
+
+ private:
+  explicit coalesced_group(unsigned mask) : mask_(mask) {}
+  static unsigned lane() { return details::block_rank() % 32; }
+  /// The lane of the group's thread of rank `rank` (< size()).
+  unsigned lane_of(unsigned long long rank) const {
+    unsigned m = mask_;
+    for (unsigned long long i = 0; i < rank; ++i) m &= m - 1;  // drop the lowest lanes
+    return static_cast<unsigned>(__builtin_ctz(m));
+  }
+  unsigned mask_;
+  friend coalesced_group coalesced_threads(const char* file, unsigned line);
+};
+
+/// The lanes of the caller's warp that call this together: those that reach this call while
+/// the other lanes have exited, or wait elsewhere. The caller waits here until no thread of its
+/// block can run on without waiting, so that every lane that would arrive has.
+inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return coalesced_group(cudasim::detail::coalesced_lanes(file, line));
 }
 
 }  // namespace cooperative_groups

@@ -8,9 +8,13 @@
 /// CUDA_R_32F scale type, the descriptor attributes TRANSA, TRANSB, POINTER_MODE (host or
 /// device), COMPUTE_TYPE, SCALE_TYPE and EPILOGUE (CUBLASLT_EPILOGUE_DEFAULT only). D may be C
 /// or another buffer with C's layout. `algo` may be null (there is one algorithm) and the
-/// workspace is not used. Other types and attributes return CUBLAS_STATUS_NOT_SUPPORTED with a
-/// line on stderr; functions not declared here (heuristics, transforms, layout attributes) are
-/// a compile error. The call is queued on `stream`, in order with kernels and copies there.
+/// workspace is not used. The heuristics API (cublasLtMatmulPreference*, with every preference
+/// attribute stored and none changing the choice, and cublasLtMatmulAlgoGetHeuristic) finds
+/// that one algorithm, needing no workspace, for every matmul the simulator supports. Other
+/// types and attributes return CUBLAS_STATUS_NOT_SUPPORTED with a line on stderr; functions not
+/// declared here (transforms, layout attributes, cublasLtMatmulAlgoInit and the other
+/// lower-level algorithm calls) are a compile error. The call is queued on `stream`, in order
+/// with kernels and copies there.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +67,33 @@ typedef enum {
   CUBLASLT_EPILOGUE_GELU = 32,
 } cublasLtEpilogue_t;
 
+struct cublasLtMatmulPreferenceOpaque_t;
+/// What cublasLtMatmulAlgoGetHeuristic may choose from (workspace limit, alignments, ...).
+typedef cublasLtMatmulPreferenceOpaque_t* cublasLtMatmulPreference_t;
+
+/// Preference attributes (values and value types as in the CUDA toolkit). The simulator stores
+/// them all; none changes its one algorithm.
+typedef enum {
+  CUBLASLT_MATMUL_PREF_SEARCH_MODE = 0,                ///< uint32_t
+  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,        ///< uint64_t
+  CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = 3,      ///< uint32_t
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5,      ///< uint32_t
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = 6,      ///< uint32_t
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = 7,      ///< uint32_t
+  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = 8,      ///< uint32_t
+  CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT = 9,            ///< float
+  CUBLASLT_MATMUL_PREF_IMPL_MASK = 12,                 ///< uint64_t
+} cublasLtMatmulPreferenceAttributes_t;
+
+/// One algorithm found by cublasLtMatmulAlgoGetHeuristic (layout as in the CUDA toolkit).
+typedef struct {
+  cublasLtMatmulAlgo_t algo;  ///< pass to cublasLtMatmul
+  size_t workspaceSize;       ///< workspace it needs: 0 in the simulator
+  cublasStatus_t state;       ///< CUBLAS_STATUS_SUCCESS when the other fields are valid
+  float wavesCount;           ///< device utilisation estimate: 1.0 in the simulator
+  int reserved[4];
+} cublasLtMatmulHeuristicResult_t;
+
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle);
 /// Waits for all queued device work and releases the handle.
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle);
@@ -87,3 +118,25 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
                               const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo, void* workspace,
                               size_t workspace_bytes, cudaStream_t stream);
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref);
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
+/// CUBLAS_STATUS_INVALID_VALUE when `buf` is null or `sizeInBytes` is not the attribute's size.
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr, const void* buf,
+                                                    size_t sizeInBytes);
+/// As in the toolkit: with `sizeInBytes` 0, `*sizeWritten` is the attribute's size.
+cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr, void* buf,
+                                                    size_t sizeInBytes, size_t* sizeWritten);
+
+/// Finds the algorithms for a matmul: one, with state CUBLAS_STATUS_SUCCESS and workspaceSize
+/// 0, when the simulator supports the matmul (as cublasLtMatmul checks it); none, with
+/// CUBLAS_STATUS_NOT_SUPPORTED and a line on stderr, when it does not.
+/// CUBLAS_STATUS_INVALID_VALUE when `requestedAlgoCount` is not positive.
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
+                                              cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                                              cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                                              cublasLtMatmulPreference_t preference, int requestedAlgoCount,
+                                              cublasLtMatmulHeuristicResult_t heuristicResultsArray[],
+                                              int* returnAlgoCount);

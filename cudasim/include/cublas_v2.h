@@ -22,6 +22,10 @@
 #pragma once
 
 #include <cuda_runtime.h>
+// What the real cublas_v2.h (and cublasLt.h) bring in through cublas_api.h: programs that
+// include only a cuBLAS header use __half and __nv_bfloat16 (llm.c's dev/cuda kernels do).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 /// Status returned by every cuBLAS call.
 typedef enum {

@@ -75,7 +75,7 @@ struct Fiber {
 /// None: not started, running, or exited (which one follows from the cursor and the running
 /// thread). A released thread keeps its Barrier or Warp until it is resumed (take_runnable):
 /// only the reports read it, and they run when no released thread is left.
-enum class WaitKind : unsigned char { None, Barrier, Warp };
+enum class WaitKind : unsigned char { None, Barrier, Warp, Coalesced };
 
 /// Why a parked thread waits, for releasing it and for reports.
 struct ThreadSlot {
@@ -136,6 +136,7 @@ const char* barrier_name(BarrierKind kind) {
     case BarrierKind::Count: return "__syncthreads_count";
     case BarrierKind::And: return "__syncthreads_and";
     case BarrierKind::Or: return "__syncthreads_or";
+    case BarrierKind::Grid: return "grid_group::sync";
   }
   return "__syncthreads";
 }
@@ -192,12 +193,16 @@ struct BlockRun {
   BarrierKind barrier_kind = BarrierKind::Plain;
   bool barrier_mixed = false;
   unsigned warp_waiters = 0;
+  unsigned coalesced_waiters = 0;  // threads gathering in coalesced_threads() (coalesced_lanes)
   // Result of the barrier most recently released; read by each thread as it resumes.
   int barrier_count = 0;
   int barrier_participants = 0;
   unsigned barriers_released = 0;
   bool faulted = false;
   bool borrowed = false;  // holds the worker's BlockVectors
+  // A grid.sync() was released within the block: the first of its threads to resume waits for
+  // the other blocks (wait_for_grid) before any of them goes on.
+  bool grid_wait_pending = false;
 
  private:
   void swap_vectors(BlockVectors& v) noexcept {
@@ -607,9 +612,36 @@ bool report_partial_barrier(BlockRun& b) {
   return true;
 }
 
-/// Everything that can run has run and somebody still waits: either all live threads wait
-/// at one __syncthreads (release them), or the block is stuck (report it and fail the block).
+/// Releases the threads gathering in coalesced_threads(): each gets, as its result, the lanes of
+/// its warp gathering at the same call site. Called when nothing else can run, so these are
+/// exactly the lanes that reached the call together.
+void release_coalesced(BlockRun& b) {
+  const unsigned threads = static_cast<unsigned>(b.cursor.num_threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    const ThreadSlot& s = b.slots[t];
+    if (s.wait != WaitKind::Coalesced) continue;
+    const unsigned warp = t / kWarpSize;
+    unsigned mask = 0;
+    for (unsigned lane = 0; lane < kWarpSize && warp * kWarpSize + lane < threads; ++lane) {
+      const ThreadSlot& o = b.slots[warp * kWarpSize + lane];
+      if (o.wait == WaitKind::Coalesced && same_site(o.file, o.line, s.file, s.line)) mask |= 1u << lane;
+    }
+    b.warps[warp].results[t % kWarpSize] = mask;
+    b.runnable.push_back(t);  // its wait stays Coalesced until it resumes (take_runnable)
+  }
+  b.waiting -= b.coalesced_waiters;
+  b.coalesced_waiters = 0;
+}
+
+/// Everything that can run has run and somebody still waits: lanes gathering in
+/// coalesced_threads() are released first (those lanes may still reach a barrier); then either
+/// all live threads wait at one __syncthreads (release them), or the block is stuck (report it
+/// and fail the block).
 void resolve_waiting(BlockRun& b) {
+  if (b.coalesced_waiters > 0) {
+    release_coalesced(b);
+    return;
+  }
   if (b.warp_waiters == 0 && !b.barrier_mixed) {
     // Releasing when only the live threads arrived keeps programs running that a GPU might
     // run too; the check reports it instead.
@@ -633,6 +665,7 @@ void resolve_waiting(BlockRun& b) {
     b.barrier_waiters.clear();
     b.barrier_file = nullptr;
     b.waiting = 0;
+    b.grid_wait_pending = b.barrier_kind == BarrierKind::Grid;
     return;
   }
   const dim3& extent = b.cursor.block_dim;
@@ -865,6 +898,104 @@ int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned li
   return released_barrier_result(kind);
 }
 
+namespace {
+
+std::string describe_block(const uint3& b) { return format_string("block (%u,%u,%u)", b.x, b.y, b.z); }
+
+/// The report of a grid.sync() that a block which has exited never reached.
+std::string grid_deadlock(const GridBarrier& g, const uint3& waiter, const char* file, unsigned line) {
+  return format_string("deadlock: %s waits at grid_group::sync() at %s:%u for every block of the cooperative grid, "
+                       "but %s has exited without reaching it; every block must reach the same grid.sync()",
+                       describe_block(waiter).c_str(), file, line, describe_block(g.first_exited).c_str());
+}
+
+/// Called by the first thread of block `b` to resume from a released grid.sync(): waits (the
+/// whole OS thread, that is the whole block) until every block of the grid has arrived. Throws
+/// a KernelTrap when that can never happen (a block exited, or waits at another grid.sync()), or
+/// when another block faulted.
+void wait_for_grid(BlockRun& b, const char* file, unsigned line) {
+  LaunchState& launch = *b.launch;
+  GridBarrier& g = *launch.grid_barrier;
+  static thread_local std::string message;
+  std::unique_lock<std::mutex> lock(g.mutex);
+  if (g.broken.empty()) {
+    if (g.arrived == 0) {
+      g.file = file;
+      g.line = line;
+      g.first_waiter = b.block_index;
+    } else if (!same_site(g.file, g.line, file, line)) {
+      g.broken = format_string("grid barrier divergence: %s waits at grid_group::sync() at %s:%u while %s waits at "
+                               "grid_group::sync() at %s:%u; every block of a cooperative grid must reach the same "
+                               "grid.sync()",
+                               describe_block(b.block_index).c_str(), file, line,
+                               describe_block(g.first_waiter).c_str(), g.file, g.line);
+    }
+  }
+  if (g.broken.empty()) {
+    const unsigned long long generation = g.generation;
+    ++g.arrived;
+    if (g.arrived + g.exited == g.total && g.any_exited) {
+      g.broken = grid_deadlock(g, b.block_index, file, line);
+    } else if (g.arrived == g.total) {
+      g.arrived = 0;
+      ++g.generation;
+      g.changed.notify_all();
+      return;
+    } else {
+      g.changed.wait(lock, [&] {
+        return g.generation != generation || !g.broken.empty() || launch.failed.load(std::memory_order_relaxed);
+      });
+      if (g.generation != generation) return;
+    }
+  }
+  g.changed.notify_all();
+  // Another block faulted first: its report stands (the launch reports one fault).
+  message = g.broken.empty() ? std::string("another block of the cooperative grid faulted") : g.broken;
+  throw KernelTrap{message.c_str()};
+}
+
+}  // namespace
+
+void grid_block_exited(LaunchState& launch, const uint3& block) {
+  GridBarrier& g = *launch.grid_barrier;
+  std::lock_guard<std::mutex> lock(g.mutex);
+  ++g.exited;
+  if (!g.any_exited) {
+    g.any_exited = true;
+    g.first_exited = block;
+  }
+  if (g.arrived > 0 && g.arrived + g.exited == g.total && g.broken.empty())
+    g.broken = grid_deadlock(g, g.first_waiter, g.file, g.line);
+  g.changed.notify_all();
+}
+
+bool in_cooperative_launch() {
+  const BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
+  return b != nullptr && b->launch->grid_barrier != nullptr;
+}
+
+void grid_sync(const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) {
+    report("grid_group::sync() called outside a kernel at %s:%u; ignored", file, line);
+    return;
+  }
+  if (b->launch->grid_barrier == nullptr) {
+    static thread_local std::string message;
+    message = format_string("grid_group::sync() at %s:%u in a kernel not launched with cudaLaunchCooperativeKernel: "
+                            "a grid-wide barrier needs a cooperative launch (this_grid().is_valid() is false)",
+                            file, line);
+    throw KernelTrap{message.c_str()};
+  }
+  arrive_at_barrier(b, w.current, nullptr, BarrierKind::Grid, 0, file, line);
+  park(w);
+  if (b->grid_wait_pending) {
+    b->grid_wait_pending = false;
+    wait_for_grid(*b, file, line);
+  }
+}
+
 template <BarrierKind Kind>
 bool BarrierAwaiter<Kind>::await_suspend(std::coroutine_handle<> thread) const {
   BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
@@ -888,9 +1019,28 @@ int released_barrier_result(BarrierKind kind) {
     case BarrierKind::Count: return b->barrier_count;
     case BarrierKind::And: return b->barrier_count == b->barrier_participants;
     case BarrierKind::Or: return b->barrier_count != 0;
+    case BarrierKind::Grid: return 0;
   }
   return 0;
 }
+
+namespace {
+/// Records the running thread `t` as waiting (`kind`, at `file`:`line` in `what`) on its fiber,
+/// which the caller then parks.
+ThreadSlot& record_fiber_wait(Worker& w, BlockRun& b, unsigned t, WaitKind kind, const char* file, unsigned line,
+                              const char* what) {
+  ThreadSlot& s = b.slots[t];
+  s.fiber = w.current;
+  s.coroutine = nullptr;
+  s.index = threadIdx;
+  s.wait = kind;
+  s.file = file;
+  s.line = line;
+  s.what = what;
+  ++b.waiting;
+  return s;
+}
+}  // namespace
 
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
                               const char* file, unsigned line) {
@@ -953,19 +1103,23 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
     return ws.results[lane];
   }
 
-  ThreadSlot& s = b->slots[t];
-  s.fiber = w.current;
-  s.coroutine = nullptr;
-  s.index = threadIdx;
-  s.wait = WaitKind::Warp;
-  s.file = file;
-  s.line = line;
-  s.what = warp_op_name(op);
-  s.warp_mask = effective_mask;
-  ++b->waiting;
+  record_fiber_wait(w, *b, t, WaitKind::Warp, file, line, warp_op_name(op)).warp_mask = effective_mask;
   ++b->warp_waiters;
   park(w);
   return ws.results[lane];
+}
+
+unsigned coalesced_lanes(const char* file, unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) return 1;
+  ensure_slots(*b);
+  const unsigned t = linear_thread();
+  sync_cursor(*b, t);
+  record_fiber_wait(w, *b, t, WaitKind::Coalesced, file, line, "coalesced_threads");
+  ++b->coalesced_waiters;
+  park(w);
+  return static_cast<unsigned>(b->warps[t / kWarpSize].results[t % kWarpSize]);
 }
 
 }  // namespace cudasim::detail

@@ -30,6 +30,16 @@ struct cublasLtMatrixLayoutOpaque_t {
   int64_t ld;
 };
 
+/// The preference attributes, stored as given (defaults as in the toolkit's documentation).
+struct cublasLtMatmulPreferenceOpaque_t {
+  uint32_t search_mode = 0;  // CUBLASLT_SEARCH_BEST_FIT
+  uint64_t max_workspace_bytes = 0;
+  uint32_t reduction_scheme_mask = 0xff;  // every scheme
+  uint32_t min_alignment[4] = {256, 256, 256, 256};  // A, B, C, D
+  float max_waves_count = 0.0f;
+  uint64_t impl_mask = ~uint64_t{0};
+};
+
 namespace cudasim::detail {
 namespace {
 
@@ -50,8 +60,8 @@ bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF
 
 std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF ? 2 : 4; }
 
-cublasStatus_t not_supported(const char* why) {
-  report("cublasLtMatmul: %s (CUBLAS_STATUS_NOT_SUPPORTED)", why);
+cublasStatus_t not_supported(const char* caller, const char* why) {
+  report("%s: %s (CUBLAS_STATUS_NOT_SUPPORTED)", caller, why);
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
@@ -61,6 +71,42 @@ bool read_attribute(const void* buf, std::size_t size, T& value) {
   if (buf == nullptr || size != sizeof(T)) return false;
   std::memcpy(&value, buf, sizeof(T));
   return true;
+}
+
+
+/// What cublasLtMatmul and cublasLtMatmulAlgoGetHeuristic check of a matmul's descriptors:
+/// CUBLAS_STATUS_SUCCESS with D's m x n and the inner dimension k, or the status (reported on
+/// stderr, as `caller`'s) of what does not fit or is not supported.
+cublasStatus_t check_matmul(const char* caller, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t Adesc,
+                            cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc,
+                            cublasLtMatrixLayout_t Ddesc, int& m, int& n, int& k) {
+  if (desc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!float_compute(desc->compute_type) || desc->scale_type != CUDA_R_32F)
+    return not_supported(caller, "the simulator supports a CUBLAS_COMPUTE_32F* compute type with a CUDA_R_32F scale type");
+  if (Adesc->type != Bdesc->type || !supported_type(Adesc->type) || Cdesc->type != Ddesc->type ||
+      !supported_type(Ddesc->type))
+    return not_supported(caller, "the simulator supports A and B both CUDA_R_32F or both CUDA_R_16BF, and C and D of "
+                                 "one type, CUDA_R_32F or CUDA_R_16BF");
+  for (const cublasLtMatrixLayoutOpaque_t* l : {Adesc, Bdesc, Cdesc, Ddesc})
+    if (l->rows > INT_MAX || l->cols > INT_MAX || l->ld > INT_MAX)
+      return not_supported(caller, "matrices of more than 2^31-1 rows, columns or leading dimension");
+  m = static_cast<int>(Ddesc->rows);
+  n = static_cast<int>(Ddesc->cols);
+  const bool ta = desc->transa != CUBLAS_OP_N, tb = desc->transb != CUBLAS_OP_N;
+  k = static_cast<int>(ta ? Adesc->rows : Adesc->cols);
+  const uint64_t a_m = ta ? Adesc->cols : Adesc->rows;
+  const uint64_t b_k = tb ? Bdesc->cols : Bdesc->rows, b_n = tb ? Bdesc->rows : Bdesc->cols;
+  if (a_m != Ddesc->rows || b_k != static_cast<uint64_t>(k) || b_n != Ddesc->cols || Cdesc->rows != Ddesc->rows ||
+      Cdesc->cols != Ddesc->cols) {
+    report("%s: op(A) is %llux%d and op(B) %llux%llu, but C is %llux%llu and D %dx%d "
+           "(CUBLAS_STATUS_INVALID_VALUE)",
+           caller, static_cast<unsigned long long>(a_m), k, static_cast<unsigned long long>(b_k),
+           static_cast<unsigned long long>(b_n), static_cast<unsigned long long>(Cdesc->rows),
+           static_cast<unsigned long long>(Cdesc->cols), m, n);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 }  // namespace
@@ -169,32 +215,10 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
                               cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t*, void*, size_t,
                               cudaStream_t stream) {
   if (!live(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (desc == nullptr || Adesc == nullptr || Bdesc == nullptr || Cdesc == nullptr || Ddesc == nullptr ||
-      alpha == nullptr || beta == nullptr)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  if (!float_compute(desc->compute_type) || desc->scale_type != CUDA_R_32F)
-    return not_supported("the simulator supports a CUBLAS_COMPUTE_32F* compute type with a CUDA_R_32F scale type");
-  if (Adesc->type != Bdesc->type || !supported_type(Adesc->type) || Cdesc->type != Ddesc->type ||
-      !supported_type(Ddesc->type))
-    return not_supported("the simulator supports A and B both CUDA_R_32F or both CUDA_R_16BF, and C and D of one "
-                         "type, CUDA_R_32F or CUDA_R_16BF");
-  for (const cublasLtMatrixLayoutOpaque_t* l : {Adesc, Bdesc, Cdesc, Ddesc})
-    if (l->rows > INT_MAX || l->cols > INT_MAX || l->ld > INT_MAX)
-      return not_supported("matrices of more than 2^31-1 rows, columns or leading dimension");
-  const int m = static_cast<int>(Ddesc->rows), n = static_cast<int>(Ddesc->cols);
-  const bool ta = desc->transa != CUBLAS_OP_N, tb = desc->transb != CUBLAS_OP_N;
-  const int k = static_cast<int>(ta ? Adesc->rows : Adesc->cols);
-  const uint64_t a_m = ta ? Adesc->cols : Adesc->rows;
-  const uint64_t b_k = tb ? Bdesc->cols : Bdesc->rows, b_n = tb ? Bdesc->rows : Bdesc->cols;
-  if (a_m != Ddesc->rows || b_k != static_cast<uint64_t>(k) || b_n != Ddesc->cols || Cdesc->rows != Ddesc->rows ||
-      Cdesc->cols != Ddesc->cols) {
-    report("cublasLtMatmul: op(A) is %llux%d and op(B) %llux%llu, but C is %llux%llu and D %dx%d "
-           "(CUBLAS_STATUS_INVALID_VALUE)",
-           static_cast<unsigned long long>(a_m), k, static_cast<unsigned long long>(b_k),
-           static_cast<unsigned long long>(b_n), static_cast<unsigned long long>(Cdesc->rows),
-           static_cast<unsigned long long>(Cdesc->cols), m, n);
-    return CUBLAS_STATUS_INVALID_VALUE;
-  }
+  if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  int m = 0, n = 0, k = 0;
+  const cublasStatus_t checked = check_matmul("cublasLtMatmul", desc, Adesc, Bdesc, Cdesc, Ddesc, m, n, k);
+  if (checked != CUBLAS_STATUS_SUCCESS) return checked;
   std::lock_guard<std::mutex> lock(handle->mutex);
   cublasSetStream(handle->blas, stream);
   cublasSetPointerMode(handle->blas, static_cast<cublasPointerMode_t>(desc->pointer_mode));
@@ -203,7 +227,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
     const bool reads_c = desc->pointer_mode == CUBLASLT_POINTER_MODE_DEVICE || *static_cast<const float*>(beta) != 0.0f;
     if (reads_c) {
       if (Cdesc->ld != Ddesc->ld)
-        return not_supported("C and D in different buffers must have the same leading dimension");
+        return not_supported("cublasLtMatmul", "C and D in different buffers must have the same leading dimension");
       const std::size_t row_bytes = static_cast<std::size_t>(m) * element_size(Ddesc->type);
       const std::size_t pitch = static_cast<std::size_t>(Ddesc->ld) * element_size(Ddesc->type);
       if (Ddesc->ld < m ||
@@ -217,4 +241,106 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
   return cublasGemmEx(handle->blas, desc->transa, desc->transb, m, n, k, alpha, A, Adesc->type,
                       static_cast<int>(Adesc->ld), B, Bdesc->type, static_cast<int>(Bdesc->ld), beta, D,
                       Ddesc->type, static_cast<int>(Ddesc->ld), desc->compute_type, CUBLAS_GEMM_DEFAULT);
+}
+
+namespace {
+/// Where attribute `attr` of a preference lives, and its size; null for an unknown attribute.
+void* preference_field(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, size_t& size) {
+  switch (attr) {
+    case CUBLASLT_MATMUL_PREF_SEARCH_MODE: size = sizeof(pref->search_mode); return &pref->search_mode;
+    case CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES:
+      size = sizeof(pref->max_workspace_bytes);
+      return &pref->max_workspace_bytes;
+    case CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK:
+      size = sizeof(pref->reduction_scheme_mask);
+      return &pref->reduction_scheme_mask;
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES:
+      size = sizeof(uint32_t);
+      return &pref->min_alignment[attr - CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES];
+    case CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT: size = sizeof(pref->max_waves_count); return &pref->max_waves_count;
+    case CUBLASLT_MATMUL_PREF_IMPL_MASK: size = sizeof(pref->impl_mask); return &pref->impl_mask;
+  }
+  return nullptr;
+}
+
+/// preference_field for the attribute calls: CUBLAS_STATUS_NOT_SUPPORTED (reported as
+/// `caller`'s) for an attribute the simulator does not know.
+cublasStatus_t find_preference_field(const char* caller, cublasLtMatmulPreference_t pref,
+                                     cublasLtMatmulPreferenceAttributes_t attr, size_t& size, void*& field) {
+  if (pref == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  field = preference_field(pref, attr, size);
+  if (field != nullptr) return CUBLAS_STATUS_SUCCESS;
+  report("%s: attribute %d is not supported by the simulator (CUBLAS_STATUS_NOT_SUPPORTED)", caller,
+         static_cast<int>(attr));
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+}  // namespace
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
+  if (pref == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *pref = new cublasLtMatmulPreferenceOpaque_t;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  delete pref;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr, const void* buf,
+                                                    size_t sizeInBytes) {
+  size_t size = 0;
+  void* field = nullptr;
+  const cublasStatus_t found = find_preference_field("cublasLtMatmulPreferenceSetAttribute", pref, attr, size, field);
+  if (found != CUBLAS_STATUS_SUCCESS) return found;
+  if (buf == nullptr || sizeInBytes != size) return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(field, buf, size);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr, void* buf,
+                                                    size_t sizeInBytes, size_t* sizeWritten) {
+  size_t size = 0;
+  void* field = nullptr;
+  const cublasStatus_t found = find_preference_field("cublasLtMatmulPreferenceGetAttribute", pref, attr, size, field);
+  if (found != CUBLAS_STATUS_SUCCESS) return found;
+  if (sizeInBytes == 0) {
+    if (sizeWritten == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+    *sizeWritten = size;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (buf == nullptr || sizeInBytes != size) return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(buf, field, size);
+  if (sizeWritten != nullptr) *sizeWritten = size;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
+                                              cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                                              cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                                              cublasLtMatmulPreference_t preference, int requestedAlgoCount,
+                                              cublasLtMatmulHeuristicResult_t heuristicResultsArray[],
+                                              int* returnAlgoCount) {
+  if (!live(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (preference == nullptr || requestedAlgoCount <= 0 || heuristicResultsArray == nullptr ||
+      returnAlgoCount == nullptr)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *returnAlgoCount = 0;
+  int m = 0, n = 0, k = 0;
+  const cublasStatus_t checked =
+      check_matmul("cublasLtMatmulAlgoGetHeuristic", operationDesc, Adesc, Bdesc, Cdesc, Ddesc, m, n, k);
+  if (checked != CUBLAS_STATUS_SUCCESS) return checked;
+  // The one algorithm: it needs no workspace, so it fits every workspace limit.
+  cublasLtMatmulHeuristicResult_t& result = heuristicResultsArray[0];
+  std::memset(&result, 0, sizeof(result));
+  result.workspaceSize = 0;
+  result.state = CUBLAS_STATUS_SUCCESS;
+  result.wavesCount = 1.0f;
+  *returnAlgoCount = 1;
+  return CUBLAS_STATUS_SUCCESS;
 }

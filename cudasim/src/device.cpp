@@ -47,7 +47,7 @@ const cudaDeviceProp& device_properties() {
     p.sharedMemPerMultiprocessor = 228 * 1024;
     p.regsPerMultiprocessor = 65536;
     p.managedMemory = 1;
-    p.cooperativeLaunch = 0;  // the simulator has no cudaLaunchCooperativeKernel (grid-wide sync)
+    p.cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and this_grid().sync()
     p.sharedMemPerBlockOptin = 227 * 1024;
     p.maxBlocksPerMultiProcessor = 32;
     return p;

@@ -100,6 +100,8 @@ constexpr ErrorText kErrors[] = {
     {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
     {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
     {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
+     "too many blocks in cooperative launch"},
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
     {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
     {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -96,13 +98,43 @@ struct TrafficCounters {
       atomics{0}, host_access{0};
 };
 
+/// The grid-wide barrier of a cooperative launch (this_grid().sync()). Each block runs on an
+/// OS thread of its own; a block whose live threads all reached a grid.sync() waits here until
+/// every block of the grid has. A block that exits (or faults) while others wait, or blocks
+/// waiting at different grid.sync() calls, can never be released on a GPU either: that is
+/// reported instead of hanging.
+struct GridBarrier {
+  std::mutex mutex;
+  std::condition_variable changed;
+  unsigned long long total = 0;     // blocks in the grid
+  unsigned long long arrived = 0;   // blocks waiting at the current grid.sync()
+  unsigned long long exited = 0;    // blocks that have ended
+  unsigned long long generation = 0;  // grid.sync() calls released so far
+  const char* file = nullptr;       // where the first waiting block waits
+  unsigned line = 0;
+  uint3 first_waiter{0, 0, 0};
+  bool any_exited = false;
+  uint3 first_exited{0, 0, 0};
+  std::string broken;  // why the barrier can never be released, once known
+};
+
 struct LaunchState {
   LaunchConfig config;
   int device = 0;  // current when the kernel was launched
   std::shared_ptr<const KernelInstance> kernel;
   std::atomic<bool> failed{false};
   TrafficCounters traffic;
+  std::unique_ptr<GridBarrier> grid_barrier;  // cooperative launches only
 };
+
+/// Blocks of the grid that has the barrier: block `block` has ended (finished or faulted).
+void grid_block_exited(LaunchState& launch, const uint3& block);
+/// Blocks of `block_size` threads resident on one SM of the modelled device (occupancy).
+int resident_blocks(int block_size, std::size_t dynamic_shared_bytes);
+/// The most threads the simulator runs in one cooperative launch: every thread of the grid may
+/// wait at a grid.sync() at once, each on a fiber with its own stack (two memory mappings), and
+/// a process has at most 65530 mappings by default.
+constexpr unsigned long long kMaxCooperativeThreads = 24576;
 
 // ---- instrumentation (instrumentation.cpp) ---------------------------------------------------
 /// Per-thread counters of the block being run, added to the launch at its end.

@@ -135,23 +135,38 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* fu
   return cudaSuccess;
 }
 
-cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
-                             cudaStream_t stream, const char* file, unsigned line) {
+namespace {
+/// cudaLaunchKernel and cudaLaunchCooperativeKernel (`api` names the call in reports).
+cudaError_t launch_by_address(const char* api, const void* func, dim3 grid, dim3 block, void** args,
+                              size_t shared_bytes, cudaStream_t stream, const char* file, unsigned line,
+                              bool cooperative) {
   ArgumentUnpacker unpack = nullptr;
   std::size_t parameter_count = 0;
   const char* name = nullptr;
   if (func == nullptr || !find_kernel(func, unpack, parameter_count, name)) {
-    report("cudaLaunchKernel at %s:%u: %p is not a kernel the simulator has seen with its type. Pass the "
-           "kernel itself (cudaLaunchKernel(kernel, ...), not a void*), or let the program name it once "
-           "before (for example cudaFuncGetAttributes(&attributes, kernel))", file, line, func);
+    report("%s at %s:%u: %p is not a kernel the simulator has seen with its type. Pass the kernel itself "
+           "(%s(kernel, ...), not a void*), or let the program name it once before (for example "
+           "cudaFuncGetAttributes(&attributes, kernel))", api, file, line, func, api);
     return record_error(cudaErrorInvalidDeviceFunction);
   }
   if (args == nullptr && parameter_count != 0) {
-    report("cudaLaunchKernel at %s:%u: '%s' takes %zu arguments but args is null", file, line, name,
-           parameter_count);
+    report("%s at %s:%u: '%s' takes %zu arguments but args is null", api, file, line, name, parameter_count);
     return record_error(cudaErrorInvalidValue);
   }
-  const LaunchConfig config{{name, file, line}, grid, block, shared_bytes, stream};
+  LaunchConfig config{{name, file, line}, grid, block, shared_bytes, stream};
+  config.cooperative = cooperative;
   // The arguments are copied now, as cudaLaunchKernel copies them before it returns.
   return submit_launch(config, unpack(func, args), func);
+}
+}  // namespace
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                             cudaStream_t stream, const char* file, unsigned line) {
+  return launch_by_address("cudaLaunchKernel", func, grid, block, args, shared_bytes, stream, file, line, false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                                        cudaStream_t stream, const char* file, unsigned line) {
+  return launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, shared_bytes, stream, file, line,
+                           true);
 }

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -384,7 +385,46 @@ bool is_capturing(cudaStream_t handle) {
   return s && s->capture;
 }
 
+namespace {
+/// A cooperative launch: every block on an OS thread of its own (the launching stream's thread
+/// runs the first), all at once, so that grid.sync() can wait for the whole grid. Each OS thread
+/// has its own shared memory and fibers, as the pool's workers do.
+void run_cooperative_grid(LaunchState& launch) {
+  const dim3 g = launch.config.grid;
+  const unsigned long long total = static_cast<unsigned long long>(g.x) * g.y * g.z;
+  launch.grid_barrier = std::make_unique<GridBarrier>();
+  launch.grid_barrier->total = total;
+  const auto run_one = [&launch, g](unsigned long long linear) {
+    // After a fault the remaining blocks are skipped, as a GPU aborts the whole grid.
+    if (!launch.failed.load(std::memory_order_relaxed)) run_block(launch, linear);
+    const uint3 index{static_cast<unsigned>(linear % g.x), static_cast<unsigned>((linear / g.x) % g.y),
+                      static_cast<unsigned>(linear / (static_cast<unsigned long long>(g.x) * g.y))};
+    grid_block_exited(launch, index);
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(total - 1));
+  for (unsigned long long b = 1; b < total; ++b) {
+    try {
+      threads.emplace_back(run_one, b);
+    } catch (const std::system_error& e) {
+      report_kernel_fault(launch, uint3{0, 0, 0}, uint3{0, 0, 0}, cudaErrorLaunchOutOfResources,
+                          format_string("cannot start an OS thread for every block of the cooperative grid "
+                                        "(%llu of %llu started): %s", b, total, e.what()));
+      for (unsigned long long rest = b; rest < total; ++rest) run_one(rest);  // skipped: the launch failed
+      break;
+    }
+  }
+  run_one(0);
+  for (std::thread& t : threads) t.join();
+}
+}  // namespace
+
 void run_grid(const std::shared_ptr<LaunchState>& launch) {
+  if (launch->config.cooperative) {
+    run_cooperative_grid(*launch);
+    record_launch_stats(*launch);
+    return;
+  }
   auto job = std::make_shared<GridJob>();
   job->launch = launch;
   const dim3 g = launch->config.grid;
@@ -447,6 +487,29 @@ cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id) {
                                      "kernel is %zu (raise it with cudaFuncSetAttribute(kernel, "
                                      "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to %zu)",
                                      config.dynamic_shared_bytes, limit, p.sharedMemPerBlockOptin));
+  }
+  if (config.cooperative) {
+    // Every block must be resident at once, as on a GPU.
+    const unsigned long long blocks = static_cast<unsigned long long>(g.x) * g.y * g.z;
+    const unsigned long long resident =
+        static_cast<unsigned long long>(resident_blocks(static_cast<int>(threads), config.dynamic_shared_bytes)) *
+        static_cast<unsigned long long>(p.multiProcessorCount);
+    if (blocks > resident) {
+      return fail_launch(config, cudaErrorCooperativeLaunchTooLarge,
+                         format_string("a cooperative grid of %llu blocks of %llu threads (%zu bytes of dynamic "
+                                       "shared memory) does not fit the device at once: at most %llu blocks (%d "
+                                       "SMs, see cudaOccupancyMaxActiveBlocksPerMultiprocessor)",
+                                       blocks, threads, config.dynamic_shared_bytes, resident,
+                                       p.multiProcessorCount));
+    }
+    if (blocks * threads > kMaxCooperativeThreads) {
+      return fail_launch(config, cudaErrorCooperativeLaunchTooLarge,
+                         format_string("a cooperative grid of %llu threads fits the modelled device, but the "
+                                       "simulator runs at most %llu threads in one cooperative launch (every "
+                                       "thread may wait at a grid.sync() at once, each holding a stack); use "
+                                       "fewer blocks",
+                                       blocks * threads, kMaxCooperativeThreads));
+    }
   }
   // A faulted context runs nothing more.
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
@@ -567,6 +630,16 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
   // Runs on the stream's own thread, in order with its kernels and copies (and is recorded
   // as a host node while the stream captures).
   return record_error(enqueue(stream, [fn, user_data] { fn(user_data); }));
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned flags) {
+  if (callback == nullptr || flags != 0) return record_error(cudaErrorInvalidValue);
+  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
+  if (is_capturing(stream)) return record_error(cudaErrorStreamCaptureUnsupported);
+  // On the stream's own thread, in order with its kernels and copies, as cudaLaunchHostFunc;
+  // the status is read when the callback runs, so a fault before it is passed on.
+  return record_error(enqueue(stream, [stream, callback, user_data] { callback(stream, sticky_error(), user_data); }));
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }

@@ -1,6 +1,7 @@
 // Cooperative groups: this_thread_block() and its indices, block.sync() and cg::sync(),
 // static tiles (tiled_partition<N>, also of a tile) with their shuffles, votes and ballot,
-// dynamic tiles (tiled_partition(block, n)), and cg::reduce with each operator. Valid CUDA:
+// dynamic tiles (tiled_partition(block, n)), cg::reduce with each operator, and
+// coalesced_threads() (the lanes of a branch; aggregated atomics). Valid CUDA:
 // the same file runs on a GPU. The simulator-only checks (a divergent tile shuffle is reported
 // with its call site, an unsupported dynamic tile size traps) are under #ifdef CUDASIM.
 #include <cooperative_groups.h>
@@ -11,6 +12,8 @@
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "launch_report.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -248,20 +251,135 @@ TEST(TileReduce, EveryOperatorGivesEveryThreadTheTilesResult) {
   check_reductions<8>();
 }
 
+/// Per thread (8 ints, -1 for the even lanes, which do not take the branch): the odd lanes'
+/// coalesced group's size, the thread's rank, the rank-0 thread's value by shfl, shfl_down(1),
+/// shfl_up(1), any/all of (rank < 3), and its ballot of (rank % 3 == 0).
+__global__ void odd_lanes_coalesced(int* out) {
+  const unsigned t = threadIdx.x;
+  int* mine = out + 8 * t;
+  if (t % 2 == 1) {
+    cg::coalesced_group odd = cg::coalesced_threads();
+    const int rank = static_cast<int>(odd.thread_rank());
+    const int value = 100 + static_cast<int>(t);
+    mine[0] = static_cast<int>(odd.size());
+    mine[1] = rank;
+    mine[2] = odd.shfl(value, 0);
+    mine[3] = odd.shfl_down(value, 1);
+    mine[4] = odd.shfl_up(value, 1);
+    mine[5] = odd.any(rank == 2) * 10 + odd.all(rank < 3);
+    mine[6] = static_cast<int>(odd.ballot(rank % 3 == 0));
+    odd.sync();
+    mine[7] = static_cast<int>(odd.num_threads());
+  } else {
+    for (int i = 0; i < 8; ++i) mine[i] = -1;
+  }
+}
+
+TEST(CoalescedGroup, TheLanesOfABranchFormTheGroup) {
+  const int threads = 48;  // a full warp and a partial one of 16 lanes
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, threads * 8 * sizeof(int)), cudaSuccess);
+  odd_lanes_coalesced<<<1, threads>>>(d);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<int> out = download(d, threads * 8);
+  for (int t = 0; t < threads; ++t) {
+    const int* mine = &out[8 * t];
+    if (t % 2 == 0) {
+      EXPECT_EQ(mine[0], -1) << "thread " << t;
+      continue;
+    }
+    const int warp_first = t / 32 * 32;
+    const int size = t < 32 ? 16 : 8;  // odd lanes of each warp
+    const int rank = (t - warp_first) / 2;
+    const int lane_of = warp_first + 1;  // the rank-0 thread
+    EXPECT_EQ(mine[0], size) << "thread " << t;
+    EXPECT_EQ(mine[1], rank) << "thread " << t;
+    EXPECT_EQ(mine[2], 100 + lane_of) << "thread " << t;
+    EXPECT_EQ(mine[3], rank + 1 < size ? 100 + t + 2 : 100 + t) << "thread " << t;
+    EXPECT_EQ(mine[4], rank >= 1 ? 100 + t - 2 : 100 + t) << "thread " << t;
+    EXPECT_EQ(mine[5], 10) << "thread " << t;  // somebody has rank 2; not all ranks are below 3
+    unsigned ballot = 0;
+    for (int r = 0; r < size; r += 3) ballot |= 1u << r;
+    EXPECT_EQ(static_cast<unsigned>(mine[6]), ballot) << "thread " << t;
+    EXPECT_EQ(mine[7], size) << "thread " << t;
+  }
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
+/// A kernel whose own body has barriers (compiled as a coroutine on the simulator): the lanes
+/// whose value is above the block's first one form the group, between two __syncthreads.
+__global__ void coalesced_between_barriers(const int* in, int* sizes) {
+  __shared__ int first;
+  if (threadIdx.x == 0) first = in[0];
+  __syncthreads();
+  int size = 0;
+  if (in[threadIdx.x] > first) size = static_cast<int>(cg::coalesced_threads().size());
+  __syncthreads();
+  sizes[threadIdx.x] = size;
+}
+
+TEST(CoalescedGroup, FormsBetweenBlockBarriers) {
+  const int threads = 64;
+  std::vector<int> in(threads);
+  for (int t = 0; t < threads; ++t) in[t] = t < 32 ? t % 4 : 0;  // warp 0: 24 lanes above 0; warp 1: none
+  int *d_in = nullptr, *d_sizes = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_in, threads * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_sizes, threads * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_in, in.data(), threads * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  coalesced_between_barriers<<<1, threads>>>(d_in, d_sizes);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<int> sizes = download(d_sizes, threads);
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(sizes[t], in[t] > 0 ? 24 : 0) << "thread " << t;
+  EXPECT_EQ(cudaFree(d_in), cudaSuccess);
+  EXPECT_EQ(cudaFree(d_sizes), cudaSuccess);
+}
+
+/// The aggregated increment: one atomicAdd per coalesced group, each thread a distinct slot.
+__device__ int aggregated_increment(int* counter) {
+  cg::coalesced_group active = cg::coalesced_threads();
+  int first = 0;
+  if (active.thread_rank() == 0) first = atomicAdd(counter, static_cast<int>(active.size()));
+  return active.shfl(first, 0) + static_cast<int>(active.thread_rank());
+}
+
+__global__ void compact_positive(const int* in, int n, int* out, int* count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > 0) out[aggregated_increment(count)] = in[i];
+}
+
+TEST(CoalescedGroup, AggregatedAtomicsCompactAnArray) {
+  const int n = 1000;
+  std::vector<int> in(n);
+  int positives = 0;
+  for (int i = 0; i < n; ++i) {
+    in[i] = (i * 7919) % 13 < 5 ? i + 1 : -i;
+    positives += in[i] > 0;
+  }
+  int *d_in = nullptr, *d_out = nullptr, *d_count = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_in, n * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_out, n * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_count, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_in, in.data(), n * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d_count, 0, sizeof(int)), cudaSuccess);
+  compact_positive<<<(n + 127) / 128, 128>>>(d_in, n, d_out, d_count);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const int count = download(d_count, 1)[0];
+  ASSERT_EQ(count, positives);
+  std::vector<int> got = download(d_out, static_cast<size_t>(count));
+  std::vector<int> expected;
+  for (int v : in)
+    if (v > 0) expected.push_back(v);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, expected);  // every positive value exactly once
+  EXPECT_EQ(cudaFree(d_in), cudaSuccess);
+  EXPECT_EQ(cudaFree(d_out), cudaSuccess);
+  EXPECT_EQ(cudaFree(d_count), cudaSuccess);
+}
+
 #ifdef CUDASIM
 /// "test_cooperative_groups.cu:<line>", how the reports name a call site in this file.
 std::string site(int line) { return "test_cooperative_groups.cu:" + std::to_string(line); }
 
-template <class Launch>
-std::string failing_launch_report(Launch launch) {
-  testing::internal::CaptureStderr();
-  launch();
-  const cudaError_t synced = cudaDeviceSynchronize();
-  const std::string report = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(synced, cudaErrorLaunchFailure) << report;
-  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
-  return report;
-}
 
 constexpr int kDivergentShuffleLine = __LINE__ + 6;
 /// The odd threads of each tile of 8 shuffle at one line, the even ones at another.

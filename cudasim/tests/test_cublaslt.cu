@@ -2,8 +2,9 @@
 // fp32 or bf16 inputs with fp32 compute, every transpose combination, padded leading
 // dimensions, C and D the same buffer or not, on a stream. Valid CUDA: the same file runs on a
 // GPU (the simulator's answers for unsupported types are checked under #ifdef CUDASIM).
+// cuda_fp16.h and cuda_bf16.h are not included: cublasLt.h brings them, as the real one does
+// (through cublas_api.h), and programs such as llm.c's dev/cuda kernels rely on it.
 #include <cublasLt.h>
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -103,6 +104,32 @@ class CublasLt : public ::testing::Test {
   cublasLtHandle_t handle_ = nullptr;
 };
 
+__global__ void halve_narrow(__half* h, __nv_bfloat16* b) {
+  *h = __float2half(__half2float(*h) * 0.5f);
+  *b = __float2bfloat16(__bfloat162float(*b) * 0.5f);
+}
+
+TEST(CublasLtHeader, BringsHalfAndBfloat16) {
+  __half* dh = nullptr;
+  __nv_bfloat16* db = nullptr;
+  ASSERT_CUDA(cudaMalloc(&dh, sizeof(__half)));
+  ASSERT_CUDA(cudaMalloc(&db, sizeof(__nv_bfloat16)));
+  const __half h = __float2half(3.0f);
+  const __nv_bfloat16 b = __float2bfloat16(5.0f);
+  ASSERT_CUDA(cudaMemcpy(dh, &h, sizeof(h), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(db, &b, sizeof(b), cudaMemcpyHostToDevice));
+  halve_narrow<<<1, 1>>>(dh, db);
+  ASSERT_CUDA(cudaGetLastError());
+  __half h_out;
+  __nv_bfloat16 b_out;
+  ASSERT_CUDA(cudaMemcpy(&h_out, dh, sizeof(h_out), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaMemcpy(&b_out, db, sizeof(b_out), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(__half2float(h_out), 1.5f);
+  EXPECT_EQ(__bfloat162float(b_out), 2.5f);
+  EXPECT_EQ(cudaFree(dh), cudaSuccess);
+  EXPECT_EQ(cudaFree(db), cudaSuccess);
+}
+
 TEST_F(CublasLt, Fp32MatmulMatchesTheCpuForAwkwardShapes) {
   check_fp32(65, 33, 129, false, false, 0, 1.0f, 0.0f, false);
   check_fp32(1, 1, 1, false, false, 0, 2.0f, 0.0f, false);
@@ -154,6 +181,79 @@ TEST_F(CublasLt, Bf16InputsWithFp32Compute) {
   cudaFree(dd);
 }
 
+// The pattern of llm.c and most cuBLASLt programs: a preference with a workspace limit, the
+// heuristic's first algorithm, and that algorithm and the workspace passed to the matmul.
+TEST_F(CublasLt, MatmulWithTheHeuristicsAlgorithm) {
+  const int m = 8, n = 6, k = 5;
+  const std::vector<float> a = values(static_cast<size_t>(m) * k, 6), b = values(static_cast<size_t>(k) * n, 7);
+  float* da = upload(a);
+  float* db = upload(b);
+  float* dd = upload(std::vector<float>(static_cast<size_t>(m) * n, 0.0f));
+  const size_t workspace_bytes = size_t{32} << 20;
+  void* workspace = nullptr;
+  ASSERT_CUDA(cudaMalloc(&workspace, workspace_bytes));
+
+  cublasLtMatmulDesc_t desc;
+  ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasLtMatrixLayout_t la, lb, ld;
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, m, k, m));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, k));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
+  cublasLtMatmulPreference_t preference;
+  ASSERT_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
+  const uint64_t limit = workspace_bytes;
+  ASSERT_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
+                                                     sizeof(limit)));
+  uint64_t read_back = 0;
+  size_t written = 0;
+  ASSERT_CUBLAS(cublasLtMatmulPreferenceGetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                     &read_back, sizeof(read_back), &written));
+  EXPECT_EQ(read_back, limit);
+  EXPECT_EQ(written, sizeof(read_back));
+  // A value of the wrong size is refused.
+  const uint32_t narrow = 1024;
+  EXPECT_EQ(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &narrow,
+                                                 sizeof(narrow)),
+            CUBLAS_STATUS_INVALID_VALUE);
+
+  cublasLtMatmulHeuristicResult_t heuristic;
+  int found = 0;
+  EXPECT_EQ(cublasLtMatmulAlgoGetHeuristic(handle_, desc, la, lb, ld, ld, preference, 0, &heuristic, &found),
+            CUBLAS_STATUS_INVALID_VALUE);
+  ASSERT_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, desc, la, lb, ld, ld, preference, 1, &heuristic, &found));
+  ASSERT_EQ(found, 1);
+  EXPECT_EQ(heuristic.state, CUBLAS_STATUS_SUCCESS);
+  EXPECT_LE(heuristic.workspaceSize, workspace_bytes);
+#ifdef CUDASIM
+  EXPECT_EQ(heuristic.workspaceSize, 0u);
+#endif
+
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  const float alpha = 2.0f, beta = 0.0f;
+  ASSERT_CUBLAS(cublasLtMatmul(handle_, desc, &alpha, da, la, db, lb, &beta, dd, ld, dd, ld, &heuristic.algo,
+                               workspace, workspace_bytes, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  const std::vector<float> got = download(dd, static_cast<size_t>(m) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0;
+      for (int p = 0; p < k; ++p) sum += static_cast<double>(at(a, m, false, i, p)) * at(b, k, false, p, j);
+      ASSERT_NEAR(got[static_cast<size_t>(j) * m + i], 2.0 * sum, 1e-4) << "at (" << i << ", " << j << ")";
+    }
+
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  ASSERT_CUBLAS(cublasLtMatmulPreferenceDestroy(preference));
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(ld);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(workspace);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dd);
+}
+
 TEST_F(CublasLt, BadArgumentsAreInvalidValues) {
   cublasLtMatmulDesc_t desc;
   EXPECT_EQ(cublasLtMatmulDescCreate(nullptr, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_INVALID_VALUE);
@@ -187,6 +287,16 @@ TEST_F(CublasLt, SimulatorRefusesWhatItDoesNotModel) {
   const int epilogue = 2;  // CUBLASLT_EPILOGUE_RELU
   EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)),
             CUBLAS_STATUS_NOT_SUPPORTED);
+  // The heuristic finds no algorithm for what the matmul would refuse.
+  cublasLtMatmulPreference_t preference;
+  ASSERT_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
+  cublasLtMatmulHeuristicResult_t heuristic;
+  int found = -1;
+  EXPECT_EQ(cublasLtMatmulAlgoGetHeuristic(handle_, desc, doubles, doubles, floats, floats, preference, 1,
+                                           &heuristic, &found),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(found, 0);
+  ASSERT_CUBLAS(cublasLtMatmulPreferenceDestroy(preference));
   cublasLtMatrixLayoutDestroy(doubles);
   cublasLtMatrixLayoutDestroy(floats);
   cublasLtMatrixLayoutDestroy(wrong_shape);

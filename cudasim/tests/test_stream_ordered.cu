@@ -1,6 +1,6 @@
 // Stream-ordered runtime calls: cudaMallocAsync / cudaFreeAsync (the buffer is usable by work
 // queued after the allocation on its stream, and is freed in stream order), cudaLaunchHostFunc
-// (the host function runs after the work queued before it), cudaMallocPitch, and
+// and cudaStreamAddCallback (the host function runs after the work queued before it), cudaMallocPitch, and
 // cudaMemcpy2D / cudaMemcpy2DAsync with their pitch rules. Delays come from clock64() spins,
 // so the checks hold on a GPU too. Valid CUDA: the same file runs on a GPU.
 #include <cuda_runtime.h>
@@ -95,18 +95,35 @@ void CUDART_CB append_order(void* user_data) {
   order->push_back(static_cast<int>(order->size()));
 }
 
-TEST(HostFunctions, RunAfterTheWorkQueuedBeforeThem) {
-  cudaStream_t s;
-  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+/// A non-blocking stream on which a slow kernel writes a value that is then copied to pinned
+/// host memory: host work queued after it must see the value.
+struct SlowValueOnAStream {
+  cudaStream_t s = nullptr;
   int* d = nullptr;
   int* pinned = nullptr;
-  ASSERT_CUDA(cudaMalloc(&d, sizeof(int)));
-  ASSERT_CUDA(cudaMallocHost(&pinned, sizeof(int)));
-  *pinned = 0;
+
+  /// Queues the kernel and the copy of `value`.
+  void queue(int value) {
+    ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    ASSERT_CUDA(cudaMalloc(&d, sizeof(int)));
+    ASSERT_CUDA(cudaMallocHost(&pinned, sizeof(int)));
+    *pinned = 0;
+    slow_fill<<<1, 32, 0, s>>>(d, 1, value, kSlow);
+    ASSERT_CUDA(cudaMemcpyAsync(pinned, d, sizeof(int), cudaMemcpyDeviceToHost, s));
+  }
+  ~SlowValueOnAStream() {
+    EXPECT_EQ(cudaFreeHost(pinned), cudaSuccess);
+    EXPECT_EQ(cudaFree(d), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  }
+};
+
+TEST(HostFunctions, RunAfterTheWorkQueuedBeforeThem) {
+  SlowValueOnAStream work;
+  work.queue(5);
+  const cudaStream_t s = work.s;
   HostRecord record;
-  record.device_value = pinned;
-  slow_fill<<<1, 32, 0, s>>>(d, 1, 5, kSlow);
-  ASSERT_CUDA(cudaMemcpyAsync(pinned, d, sizeof(int), cudaMemcpyDeviceToHost, s));
+  record.device_value = work.pinned;
   // The host function reads the copy's result: it must run after the copy.
   ASSERT_CUDA(cudaLaunchHostFunc(
       s,
@@ -120,9 +137,6 @@ TEST(HostFunctions, RunAfterTheWorkQueuedBeforeThem) {
   ASSERT_CUDA(cudaStreamSynchronize(s));
   EXPECT_EQ(record.calls.load(), 2);
   EXPECT_EQ(record.seen, 5);
-  ASSERT_CUDA(cudaFreeHost(pinned));
-  ASSERT_CUDA(cudaFree(d));
-  ASSERT_CUDA(cudaStreamDestroy(s));
 }
 
 TEST(HostFunctions, RunInTheOrderTheyWereQueued) {
@@ -134,6 +148,77 @@ TEST(HostFunctions, RunInTheOrderTheyWereQueued) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
   ASSERT_CUDA(cudaStreamDestroy(s));
 }
+
+/// What a stream callback saw: the stream and status it was given, and the order of calls.
+struct CallbackRecord {
+  std::vector<int> order;
+  std::vector<cudaStream_t> streams;
+  std::vector<cudaError_t> statuses;
+  const int* device_value = nullptr;
+  int seen = -1;
+};
+
+void CUDART_CB record_callback(cudaStream_t stream, cudaError_t status, void* user_data) {
+  auto* record = static_cast<CallbackRecord*>(user_data);
+  if (record->device_value != nullptr && record->order.empty()) record->seen = *record->device_value;
+  record->order.push_back(static_cast<int>(record->order.size()));
+  record->streams.push_back(stream);
+  record->statuses.push_back(status);
+}
+
+TEST(StreamCallbacks, RunAfterTheWorkQueuedBeforeThemWithTheirStreamAndStatus) {
+  SlowValueOnAStream work;
+  work.queue(7);
+  const cudaStream_t s = work.s;
+  CallbackRecord record;
+  record.device_value = work.pinned;
+  // The first callback reads the copy's result: it must run after the copy.
+  for (int i = 0; i < 3; ++i) ASSERT_CUDA(cudaStreamAddCallback(s, record_callback, &record, 0));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(record.seen, 7);
+  EXPECT_EQ(record.order, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(record.streams, (std::vector<cudaStream_t>{s, s, s}));
+  EXPECT_EQ(record.statuses, (std::vector<cudaError_t>{cudaSuccess, cudaSuccess, cudaSuccess}));
+}
+
+TEST(StreamCallbacks, MixWithHostFunctionsInStreamOrderOnTheDefaultStream) {
+  std::vector<int> order;
+  CallbackRecord record;
+  ASSERT_CUDA(cudaLaunchHostFunc(0, append_order, &order));
+  ASSERT_CUDA(cudaStreamAddCallback(0, record_callback, &record, 0));
+  ASSERT_CUDA(cudaLaunchHostFunc(0, append_order, &order));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(order, (std::vector<int>{0, 1}));
+  ASSERT_EQ(record.order.size(), 1u);
+  EXPECT_EQ(record.streams[0], cudaStream_t{0});
+}
+
+TEST(StreamCallbacks, NullCallbackOrNonZeroFlagsAreErrors) {
+  CallbackRecord record;
+  EXPECT_EQ(cudaStreamAddCallback(0, nullptr, &record, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaStreamAddCallback(0, record_callback, &record, 1), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_TRUE(record.order.empty());
+}
+
+#ifdef CUDASIM
+// The toolkit documents cudaStreamAddCallback as not supported under stream capture.
+TEST(StreamCallbacks, AreRefusedWhileTheStreamCaptures) {
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  ASSERT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CallbackRecord record;
+  EXPECT_EQ(cudaStreamAddCallback(s, record_callback, &record, 0), cudaErrorStreamCaptureUnsupported);
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaStreamEndCapture(s, &graph));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  cudaGetLastError();
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  EXPECT_TRUE(record.order.empty());
+}
+#endif
 
 TEST(HostFunctions, NullFunctionIsAnError) {
   EXPECT_EQ(cudaLaunchHostFunc(nullptr, nullptr, nullptr), cudaErrorInvalidValue);

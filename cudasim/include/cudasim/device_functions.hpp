@@ -52,7 +52,8 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
                               const char* file, unsigned line);
 
 /// Block barriers: the plain one and the three that also reduce a predicate over the block.
-enum class BarrierKind : int { Plain, Count, And, Or };
+/// Grid: the block's part of a grid-wide barrier (see grid_sync).
+enum class BarrierKind : int { Plain, Count, And, Or, Grid };
 
 /// Waits until every live thread of the block reached the same barrier; returns the
 /// reduction of the predicates for Count/And/Or (0 for Plain). For barriers outside a kernel's
@@ -61,6 +62,19 @@ int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned li
 
 /// What the barrier a resumed thread waited at returns (Count/And/Or).
 int released_barrier_result(BarrierKind kind);
+
+/// cooperative_groups' grid_group::sync(): waits until every live thread of the block reached
+/// this call (as a block barrier, with its divergence reports), then until every block of the
+/// grid did. Ends the launch with a message outside a cooperative launch.
+void grid_sync(const char* file, unsigned line);
+/// Whether the running kernel was launched with cudaLaunchCooperativeKernel.
+bool in_cooperative_launch();
+
+/// cooperative_groups::coalesced_threads(): the lanes of the caller's warp that call it at the
+/// same call site together. The caller waits there until no thread of its block can run on
+/// without waiting (every other lane has arrived, exited, or waits elsewhere); the lanes then at
+/// this call site form the group, as bits by lane.
+unsigned coalesced_lanes(const char* file, unsigned line);
 /// Memory for a thread's coroutine frame, taken from its worker's frame arena and reclaimed
 /// when the block ends.
 void* allocate_thread_frame(std::size_t bytes);

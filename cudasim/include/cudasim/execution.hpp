@@ -192,6 +192,8 @@ struct LaunchConfig {
   dim3 block;
   size_t dynamic_shared_bytes;
   cudaStream_t stream;
+  /// cudaLaunchCooperativeKernel: every block runs at once, and this_grid().sync() works.
+  bool cooperative = false;
 };
 
 /// Validates the configuration (setting the launch error as a GPU would) and queues the

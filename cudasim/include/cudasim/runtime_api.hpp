@@ -141,6 +141,12 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 /// Queues a call of `fn(user_data)` on the stream: it runs after the work queued before it and
 /// before the work queued after it. (It must not call the CUDA API, as on a GPU.)
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
+/// The older form of cudaLaunchHostFunc: queues `callback(stream, status, user_data)` in the
+/// same stream order; `status` is cudaSuccess, or the error of a kernel that faulted before it
+/// ran. `flags` must be 0 (cudaErrorInvalidValue otherwise). As in CUDA it cannot be captured
+/// into a graph: while the stream captures it returns cudaErrorStreamCaptureUnsupported.
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned flags);
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
@@ -212,6 +218,22 @@ inline cudaError_t cudaLaunchKernel(T* func, dim3 grid, dim3 block, void** args,
                                     unsigned line = __builtin_LINE()) {
   return cudaLaunchKernel(cudasim::detail::known_kernel(func), grid, block, args, shared_bytes, stream, file,
                           line);
+}
+
+/// A cooperative launch: every block of the grid runs at once, so that the kernel may wait for
+/// the whole grid with cooperative_groups::this_grid().sync(). The grid must fit the device at
+/// once (at most cudaOccupancyMaxActiveBlocksPerMultiprocessor blocks per SM, on every SM),
+/// else cudaErrorCooperativeLaunchTooLarge; the simulator also runs at most 24576 threads
+/// cooperatively (each waiting thread holds a stack), and says so on stderr beyond that.
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
+                                        cudaStream_t stream, const char* file = __builtin_FILE(),
+                                        unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaLaunchCooperativeKernel(T* func, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
+                                               cudaStream_t stream = nullptr, const char* file = __builtin_FILE(),
+                                               unsigned line = __builtin_LINE()) {
+  return cudaLaunchCooperativeKernel(cudasim::detail::known_kernel(func), grid, block, args, shared_bytes, stream,
+                                     file, line);
 }
 
 namespace cudasim::detail {

@@ -112,6 +112,7 @@ enum cudaError {
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
   cudaErrorStreamCaptureUnsupported = 900,
@@ -308,6 +309,9 @@ typedef CUevent_st* cudaEvent_t;
 /// convention macro of the CUDA headers (empty outside Windows).
 #define CUDART_CB
 typedef void (*cudaHostFn_t)(void* user_data);
+/// A callback queued on a stream with cudaStreamAddCallback (the older form of
+/// cudaLaunchHostFunc): called with the stream it was queued on and the stream's status.
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* user_data);
 
 /// A host node of a graph (cudaGraphAddHostNode).
 struct cudaHostNodeParams {
