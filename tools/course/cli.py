@@ -126,6 +126,9 @@ def build_parser() -> OneLineParser:
                            help="submissions graded at once (default: half the CPU cores)")
     grade_all.add_argument("--seed", metavar="N", help="the tests' random inputs, the same for every student "
                                                        "(default: fresh, in each report)")
+    grade_all.add_argument("--resume", action="store_true",
+                           help="keep the reports an interrupted run already wrote in OUT (same seed and lessons) "
+                                "and grade only the others")
 
     seal = sub.add_parser("seal-reference", help="build the grader's reference, then keep only its programs",
                           description="Build the reference solutions for grading, remove the simulator's "
@@ -304,7 +307,7 @@ def dispatch(args: argparse.Namespace) -> int:
         from .process import memory_limit_from_env, timeout_from_env
         return grade_all(session.root, session.toolchain, args.directory, args.out, args.lesson,
                          jobs=args.jobs or default_jobs(), timeout=timeout_from_env(),
-                         memory_bytes=memory_limit_from_env(), seed=args.seed)
+                         memory_bytes=memory_limit_from_env(), seed=args.seed, resume=args.resume)
     raise CourseError("unknown command " + args.command)
 
 

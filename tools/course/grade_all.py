@@ -19,7 +19,8 @@ from typing import Dict, List, Optional
 from . import ui
 from .build import cpu_count
 from .errors import CourseError
-from .grade import GradeReport, Reference, course_snapshot, fresh_seed, grade_submission, validate_lesson_argument
+from .grade import GradeReport, Reference, course_snapshot, fresh_seed, grade_submission, lesson_arguments, \
+    validate_lesson_argument
 from .sandbox import hide_also, sandbox_warnings
 
 
@@ -80,11 +81,61 @@ def report_row(student: str, report: Optional[GradeReport], error: str = "") -> 
     return row
 
 
+def finished_report(student_out: str, seed: int, lesson: Optional[str]) -> Optional[dict]:
+    """The report an earlier, interrupted run of grade-all wrote for this student, when it was
+    graded with the same seed and lessons (so resuming gives the same gradebook)."""
+    try:
+        with open(os.path.join(student_out, "report.json"), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("seed") != seed or not isinstance(data.get("exercises"), list):
+        return None
+    if _lesson_numbers(data.get("lesson")) != _lesson_numbers(lesson):
+        return None
+    return data
+
+
+def _lesson_numbers(text: Optional[str]) -> set:
+    """{0, 3} for "00,3" or "00-gpu-vs-cpu,03-matmul-reuse"; an empty set for every lesson."""
+    numbers = set()
+    for part in lesson_arguments(text):
+        digits = "".join(c for c in part[:2] if c.isdigit()) or part
+        if digits.isdigit():
+            numbers.add(int(digits))
+    return numbers
+
+
+def row_from_report(student: str, data: dict) -> Dict[str, object]:
+    row: Dict[str, object] = {"student": student, "error": "", "score": data.get("score", 0),
+                              "max_score": data.get("max_score", "")}
+    for e in data["exercises"]:
+        key = "%s/%s" % (e.get("lesson"), e.get("exercise"))
+        row[key] = e.get("score", 0)
+        row[key + " status"] = e.get("status", "")
+    return row
+
+
+def seed_of_earlier_run(out_dir: str) -> Optional[int]:
+    """The seed of the reports already in OUT (an interrupted run's), if they agree on one."""
+    seeds = set()
+    for name in os.listdir(out_dir) if os.path.isdir(out_dir) else []:
+        try:
+            with open(os.path.join(out_dir, name, "report.json"), encoding="utf-8") as f:
+                seeds.add(json.load(f).get("seed"))
+        except (OSError, ValueError, AttributeError):
+            continue
+    seeds.discard(None)
+    return seeds.pop() if len(seeds) == 1 else None
+
+
 def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Optional[str], *, jobs: int,
-              timeout: float, memory_bytes: Optional[int], seed: Optional[int] = None) -> int:
+              timeout: float, memory_bytes: Optional[int], seed: Optional[int] = None, resume: bool = False) -> int:
     from .reports import format_grade_table, gradescope_json
     validate_lesson_argument(root, lesson)
     students = submission_folders(directory)
+    if seed is None and resume:
+        seed = seed_of_earlier_run(out_dir)
     seed = fresh_seed() if seed is None else seed      # one for the class: every student gets the same inputs
     os.makedirs(out_dir, exist_ok=True)
     # No test program may read the other submissions or the reports written so far.
@@ -101,19 +152,25 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
         work.put(s)
     results: Dict[str, Dict[str, object]] = {}
     partial = os.path.join(out_dir, PARTIAL_GRADEBOOK)
-    if os.path.exists(partial):
+    if os.path.exists(partial) and not resume:
         os.remove(partial)
     keys: List[str] = []
     lock = threading.Lock()
     started = time.monotonic()
     done = [0]
+    graded_here = [0]
+    sys.stderr.write("grading %d submissions with seed %d (if interrupted: grade-all ... --resume)\n"
+                     % (len(students), seed))
 
     def progress_line() -> None:
         elapsed = time.monotonic() - started
         width = 30
         filled = int(width * done[0] / len(students))
-        sys.stderr.write("\r[%s%s] %d/%d graded, %.0f s" % ("#" * filled, "." * (width - filled), done[0],
-                                                             len(students), elapsed))
+        left = len(students) - done[0]
+        # At the pace of the submissions graded in this run (the workers' parallelism included).
+        eta = ", about %.0f s left" % (left * elapsed / graded_here[0]) if graded_here[0] and left else ""
+        sys.stderr.write("\r[%s%s] %d/%d graded, %.0f s%s   " % ("#" * filled, "." * (width - filled), done[0],
+                                                                 len(students), elapsed, eta))
         sys.stderr.flush()
 
     def worker(slot: int) -> None:
@@ -126,6 +183,17 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
             folder = os.path.join(directory, student)
             student_out = os.path.join(out_dir, _safe_name(student))
             os.makedirs(student_out, exist_ok=True)
+            earlier = finished_report(student_out, seed, lesson) if resume else None
+            if earlier is not None:
+                with lock:
+                    results[student] = row_from_report(student, earlier)
+                    for e in earlier["exercises"]:
+                        key = "%s/%s" % (e.get("lesson"), e.get("exercise"))
+                        if key not in keys:
+                            keys.append(key)
+                    done[0] += 1
+                    progress_line()
+                continue
             try:
                 report = grade_submission(root, toolchain, folder, lesson, timeout=timeout, memory_bytes=memory_bytes,
                                           build_dir=build_dir, reference=reference, snapshot=snapshot, quiet=True,
@@ -150,6 +218,7 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
                 results[student] = row
                 append_partial_row(partial, row)
                 done[0] += 1
+                graded_here[0] += 1
                 progress_line()
 
     with _quiet_progress():

@@ -13,15 +13,20 @@ from course import grade_all, sandbox
 
 class _Report(SimpleNamespace):
     def to_dict(self):
-        return {"score": self.score}
+        return {"score": self.score, "max_score": self.max_score, "seed": self.seed, "lesson": None,
+                "exercises": [{"lesson": "01", "exercise": "scan", "score": 2.0, "status": "passed"}]}
+
+
+GRADED = []
 
 
 def _fake_grade(root, toolchain, folder, lesson, **kwargs):
     name = os.path.basename(folder)
+    GRADED.append(name)
     if name == "bob":
         raise RuntimeError("a submission broke the grader")
     exercise = SimpleNamespace(key="01/scan", total_score=2.0, status="passed")
-    return _Report(score=2.0, max_score=2.0, exercises=[exercise])
+    return _Report(score=2.0, max_score=2.0, exercises=[exercise], seed=kwargs.get("seed"))
 
 
 class OneRowPerFailure(unittest.TestCase):
@@ -35,7 +40,7 @@ class OneRowPerFailure(unittest.TestCase):
         hidden_before = list(sandbox._extra_hidden)
         self.addCleanup(lambda: sandbox._extra_hidden.__setitem__(slice(None), hidden_before))
 
-    def grade_all(self, jobs):
+    def grade_all(self, jobs, **kwargs):
         with mock.patch.object(grade_all, "grade_submission", _fake_grade), \
                 mock.patch.object(grade_all, "Reference"), \
                 mock.patch.object(grade_all, "course_snapshot", return_value="snapshot"), \
@@ -44,7 +49,7 @@ class OneRowPerFailure(unittest.TestCase):
                 mock.patch("course.reports.format_grade_table", return_value=""), \
                 mock.patch("sys.stdout"), mock.patch("sys.stderr"):
             grade_all.grade_all(self.top, SimpleNamespace(backend="sim"), self.submissions, self.out, None,
-                                jobs=jobs, timeout=10, memory_bytes=None)
+                                jobs=jobs, timeout=10, memory_bytes=None, **kwargs)
 
     def test_an_unexpected_exception_costs_one_row(self):
         self.grade_all(jobs=2)
@@ -55,6 +60,20 @@ class OneRowPerFailure(unittest.TestCase):
         self.assertEqual(rows["carol"]["score"], "2.0")
         self.assertEqual(rows["bob"]["score"], "0")
         self.assertIn("RuntimeError", rows["bob"]["error"])
+
+    def test_resume_grades_only_what_an_interrupted_run_left(self):
+        self.grade_all(jobs=1, seed=7)
+        os.remove(os.path.join(self.out, "gradebook.csv"))     # as if it stopped before the end
+        del GRADED[:]
+        self.grade_all(jobs=1, resume=True)                     # the seed comes from the reports
+        self.assertEqual(GRADED, ["bob"])                       # bob's grading had failed: no report
+        with open(os.path.join(self.out, "gradebook.csv"), encoding="utf-8") as f:
+            rows = {r["student"]: r for r in csv.DictReader(f)}
+        self.assertEqual((rows["alice"]["score"], rows["carol"]["score"]), ("2.0", "2.0"))
+        self.assertEqual(rows["alice"]["01/scan"], "2.0")
+        del GRADED[:]
+        self.grade_all(jobs=1, resume=True, seed=8)             # another seed: every report is stale
+        self.assertEqual(sorted(GRADED), ["alice", "bob", "carol"])
 
     def test_running_record_is_replaced_by_the_gradebook(self):
         self.grade_all(jobs=1)
