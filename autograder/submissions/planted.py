@@ -72,6 +72,12 @@ CASES = {
                        ("// launcher\n", "// launcher\n#endif\n")]},
         "expect": {"vector_add": "zero", "saxpy": "zero"},
         "status": {"saxpy": "forbidden include"}},
+    # The sum computed by the launcher's host code on the cudaMalloc buffers, no kernel at all:
+    # a segmentation fault on a GPU, so on the simulator too.
+    "computed_on_the_host": {"base": "exercises",
+                             "patch": {VA: [(PLACEHOLDER_VA, "  for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];\n  return;\n"
+                                             + PLACEHOLDER_VA)]},
+                             "expect": {"vector_add": "zero"}, "status": {"vector_add": "crashed"}},
     # ---- attacks on the grader itself (issue 14): each is refused before the program runs ----
     # GoogleTest's own fake reporter swallows every failed assertion of the tests.
     "fake_test_reporter": {"base": "exercises",

@@ -23,6 +23,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -288,9 +289,40 @@ void record_shared_access(AccessContext& c, std::uintptr_t a, unsigned bytes, bo
   }
 }
 
+/// Host code (instrumented: a .cu file's) that reads or writes device memory: on a GPU a
+/// segmentation fault, so here too, with the allocation and the line named. Host code that
+/// computed on cudaMalloc buffers would otherwise pass on the simulator (and move no counted
+/// bytes). cudaMallocManaged memory is the host's too and stays allowed.
+[[noreturn]] void host_touched_device_memory(std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
+  std::string where;
+  describe_device_address(reinterpret_cast<const void*>(a), where);
+  report("host code %s %u bytes of device memory at %p (%s) at %s: device memory from cudaMalloc is not "
+         "the host's (on a GPU this is a segmentation fault); use a kernel, or cudaMemcpy the data to the host",
+         store ? "writes" : "reads", bytes, reinterpret_cast<void*>(a), where.c_str(),
+         describe_code_address(pc).c_str());
+  std::signal(SIGSEGV, SIG_DFL);
+  std::raise(SIGSEGV);
+  std::abort();
+}
+
+void check_host_access(std::uintptr_t a, unsigned bytes, bool store, const void* pc) {
+  static const Range arena = [] {
+    Range r;
+    device_arena_range(r.begin, r.end);
+    return r;
+  }();
+  if (!arena.contains(a)) return;
+  AllocationInfo info;
+  if (find_live_allocation(reinterpret_cast<const void*>(a), info) && is_managed_allocation(info.begin)) return;
+  host_touched_device_memory(a, bytes, store, pc);
+}
+
 inline void on_access(const void* address, unsigned bytes, bool store, const void* pc) {
   AccessContext* c = active;
-  if (c == nullptr) return;  // host code, or not a kernel thread
+  if (c == nullptr) {  // host code, or not a kernel thread
+    check_host_access(reinterpret_cast<std::uintptr_t>(address), bytes, store, pc);
+    return;
+  }
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   switch (classify(*c, a)) {
     case Space::Local:

@@ -66,6 +66,9 @@ bool describe_device_address(const void* pointer, std::string& description);
 void free_device_memory(int device);
 /// The live allocation containing [pointer, pointer + bytes), if any (for memcheck).
 bool find_live_allocation(const void* pointer, AllocationInfo& info);
+/// cudaMallocManaged buffers (by their first byte), which host code may use directly.
+void remember_managed(const void* start, bool live);
+bool is_managed_allocation(std::uintptr_t start);
 /// The live allocation that starts at or before `pointer` (or after it, when none does).
 bool find_nearest_allocation(const void* pointer, AllocationInfo& info);
 /// A freed allocation that contained `pointer` (for use-after-free reports).

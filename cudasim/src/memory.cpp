@@ -325,6 +325,25 @@ void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end) { arena().ra
 
 bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
 
+namespace {
+std::mutex managed_mutex;
+std::set<std::uintptr_t>& managed_starts() {
+  static std::set<std::uintptr_t> starts;  // the first byte of each live cudaMallocManaged buffer
+  return starts;
+}
+}  // namespace
+
+void remember_managed(const void* start, bool live) {
+  std::lock_guard<std::mutex> lock(managed_mutex);
+  const auto address = reinterpret_cast<std::uintptr_t>(start);
+  if (live) managed_starts().insert(address); else managed_starts().erase(address);
+}
+
+bool is_managed_allocation(std::uintptr_t start) {
+  std::lock_guard<std::mutex> lock(managed_mutex);
+  return managed_starts().count(start) != 0;
+}
+
 int device_of(const void* pointer) { return is_device_pointer(pointer) ? arena().device_of(pointer) : -1; }
 
 namespace {
@@ -387,7 +406,9 @@ cudaError_t cudaMalloc(void** ptr, size_t size, const char* file, unsigned line)
 }
 
 cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* file, unsigned line) {
-  return cudaMalloc(ptr, size, file, line);
+  const cudaError_t status = cudaMalloc(ptr, size, file, line);
+  if (status == cudaSuccess) remember_managed(*ptr, true);
+  return status;
 }
 
 cudaError_t cudaFree(void* ptr) {
@@ -396,6 +417,7 @@ cudaError_t cudaFree(void* ptr) {
   // buffer's device; every device for a pointer that is not a live allocation).
   const int device = device_of(ptr);
   if (device >= 0) synchronize_device_streams(device); else synchronize_all_streams();
+  remember_managed(ptr, false);
   if (!arena().free(ptr)) {
     report("cudaFree(%p): not the start of a live cudaMalloc allocation (double free, or a host "
            "pointer?)", ptr);
