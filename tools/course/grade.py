@@ -24,7 +24,7 @@ from .rubric import load_rubric, score
 from .untrusted import ObjectBaseline, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
     dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
-    trusted_definitions
+    trusted_definitions, undefined_symbols
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -365,6 +365,7 @@ class Reference:
             if found:
                 baseline.sections = section_names(found[0])
                 baseline.own = {d.name for obj in found for d in defined_symbols(obj)}
+                baseline.imports = {mangled for obj in found for mangled, _ in undefined_symbols(obj)}
             baseline.trusted = trusted_definitions(self.executable(ex))
             self._baselines[ex.key] = baseline
         return self._baselines[ex.key]

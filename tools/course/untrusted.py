@@ -219,13 +219,14 @@ class ObjectBaseline:
     sections: List[str] = field(default_factory=list)
     own: Set[str] = field(default_factory=set)
     trusted: Set[str] = field(default_factory=set)
+    imports: Set[str] = field(default_factory=set)     # the compiler's own glue among them
 
 
 def check_object(obj: str, facilities: Iterable[str], baseline: ObjectBaseline) -> Optional[str]:
     """A message for the student when the object breaks a rule, else None."""
     facilities = list(facilities)
     broken = object_violations(object_facts(obj), facilities, trusted=baseline.trusted, own=baseline.own,
-                               baseline_sections=baseline.sections)
+                               baseline_sections=baseline.sections, toolchain_imports=baseline.imports)
     if not broken:
         return None
     shown = "; ".join("%s: %s" % (what, why) for what, why in broken[:6])

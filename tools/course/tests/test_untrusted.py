@@ -71,6 +71,13 @@ class ImportAllowListTest(unittest.TestCase):
         self.assertFalse(self.allowed("fopen"))
         self.assertTrue(self.allowed("fopen", facilities=["files"]))
 
+    def test_the_compilers_own_glue_is_not_the_submissions(self):
+        # nvcc's fat-binary registration calls atexit: allowed when the reference's object
+        # (same exercise, same compiler) imports it too, refused otherwise.
+        self.assertIsNotNone(import_verdict("atexit", "atexit", []))
+        self.assertIsNone(import_verdict("atexit", "atexit", [], toolchain_imports={"atexit"}))
+        self.assertTrue(self.allowed("_GLOBAL_OFFSET_TABLE_"))
+
     def test_what_no_exercise_may_import(self):
         for name in ("dlopen", "dlsym", "fork", "syscall", "kill", "setsid", "getppid", "getenv", "execve", "system",
                      "ptrace", "exit", "_exit", "atexit", "mprotect", "open_memstream_unknown_symbol"):
@@ -130,7 +137,9 @@ class SectionRulesTest(unittest.TestCase):
         self.assertEqual(len(section_verdicts([".init_array.2:16"], self.BASE)), 1)
 
     def test_only_ordinary_sections(self):
-        self.assertEqual(section_verdicts([".rodata.str1.1:9", "__sancov_cntrs:4", ".linker-options:0"], []), [])
+        self.assertEqual(section_verdicts([".rodata.str1.1:9", "__sancov_cntrs:4", ".linker-options:0",
+                                           ".nvFatBinSegment:24", ".rela.nvFatBinSegment:48", ".nv_fatbin:4096",
+                                           ".rela.text.foo:24"], []), [])
         self.assertEqual(len(section_verdicts([".my_blob:4096", ".linker-options:12"], [])), 2)
 
 
