@@ -105,9 +105,19 @@ __attribute__((no_sanitize("coverage"))) void copy_in_uncounted(T (&dst)[R * C],
       dst[r * C + c] = col_major ? src[static_cast<size_t>(c) * ldm + r] : src[static_cast<size_t>(r) * ldm + c];
 }
 
+/// While alive, lane 0's counted accesses are the whole warp's tile access: one warp-wide request
+/// for the coalescing counters and one access on lane 0's critical path.
+struct WarpTileAccess {
+  WarpTileAccess() { ::cudasim::detail::begin_warp_tile_access(); }
+  ~WarpTileAccess() { ::cudasim::detail::end_warp_tile_access(); }
+  WarpTileAccess(const WarpTileAccess&) = delete;
+  WarpTileAccess& operator=(const WarpTileAccess&) = delete;
+};
+
 /// Reads the tile as ordinary, counted and checked accesses (lane 0).
 template <class T, int R, int C>
 void copy_in_counted(T (&dst)[R * C], const T* src, unsigned ldm, bool col_major) {
+  WarpTileAccess tile;
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c)
       dst[r * C + c] = col_major ? src[static_cast<size_t>(c) * ldm + r] : src[static_cast<size_t>(r) * ldm + c];
@@ -172,6 +182,7 @@ inline void mma_sync(fragment<accumulator, M, N, K, float>& d,
                      const fragment<matrix_a, M, N, K, __nv_bfloat16, LayoutA>& a,
                      const fragment<matrix_b, M, N, K, __nv_bfloat16, LayoutB>& b,
                      const fragment<accumulator, M, N, K, float>& c) {
+  ::cudasim::detail::count_mma();
   detail::multiply_accumulate<M, N, K>(d.x, a.x, b.x, c.x);
 }
 
@@ -182,6 +193,7 @@ inline void store_matrix_sync(float* ptr, const fragment<accumulator, M, N, K, f
                               layout_t layout) {
   if (detail::lane() != 0) return;
   typedef fragment<accumulator, M, N, K, float> F;
+  detail::WarpTileAccess tile;
   for (int r = 0; r < F::rows; ++r)
     for (int c = 0; c < F::cols; ++c) {
       const size_t at = layout == mem_col_major ? static_cast<size_t>(c) * ldm + r : static_cast<size_t>(r) * ldm + c;

@@ -659,7 +659,7 @@ void resolve_waiting(BlockRun& b) {
                          (++b.barriers_released * 0x85ebca6bu));
       std::shuffle(b.barrier_waiters.begin(), b.barrier_waiters.end(), order);
     }
-    instrumentation_barrier_released();
+    instrumentation_barrier_released(static_cast<unsigned>(b.barrier_waiters.size()));
     b.runnable.swap(b.barrier_waiters);
     b.runnable_head = 0;
     b.barrier_waiters.clear();
@@ -1058,6 +1058,7 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   if (!((mask >> lane) & 1u))
     throw KernelTrap{"a warp operation was called by a lane whose bit is not set in its mask "
                      "(the mask must include the calling lane)"};
+  instrumentation_count_warp_op();
   if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
     throw KernelTrap{"the width of a warp shuffle must be a power of two from 1 to 32"};
 

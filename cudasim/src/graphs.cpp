@@ -21,6 +21,14 @@ struct CUgraphNode_st {};
 
 namespace cudasim::detail {
 namespace {
+thread_local bool graph_replay_in_progress = false;
+}  // namespace
+
+bool replaying_graph() { return graph_replay_in_progress; }
+GraphReplay::GraphReplay() { graph_replay_in_progress = true; }
+GraphReplay::~GraphReplay() { graph_replay_in_progress = false; }
+
+namespace {
 
 struct Node : CUgraphNode_st {
   std::function<void()> work;             // empty for an empty node
@@ -278,6 +286,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   count_graph_launch_call();
   std::shared_ptr<const GraphNodes> nodes = e->nodes;
   return record_error(enqueue(stream, [nodes] {
+    cudasim::detail::GraphReplay replay;
     for (const auto& node : *nodes) node();
   }));
 }

@@ -87,6 +87,47 @@ struct WordState {
 };
 constexpr unsigned kManyReaders = ~0u;
 
+/// One warp-wide global request being gathered: the same access (the k-th global access of
+/// each lane, at the same instruction) of the lanes of one warp, and the 32-byte sectors it
+/// touches, as bit sets over up to four aligned 2 KB windows (two rows of a 2-D block are two
+/// windows); sectors beyond them, as with large strides, are counted one by one (such lanes
+/// rarely share a sector).
+struct SectorWindow {
+  std::uint64_t first_sector = ~std::uint64_t{0};  // a multiple of 64; ~0: unused
+  std::uint64_t sectors = 0;                        // bit s: sector first_sector + s
+};
+struct PendingRequest {
+  const void* pc = nullptr;  // nullptr: no lane has made this access yet
+  SectorWindow windows[4];
+  std::uint32_t sectors_outside = 0;
+
+  void touch(std::uint64_t sector) {
+    const std::uint64_t first = sector & ~std::uint64_t{63};
+    for (SectorWindow& w : windows) {
+      if (w.first_sector == ~std::uint64_t{0}) w.first_sector = first;
+      if (w.first_sector == first) {
+        w.sectors |= std::uint64_t{1} << (sector - first);
+        return;
+      }
+    }
+    ++sectors_outside;
+  }
+  std::uint64_t sector_count() const {
+    std::uint64_t n = sectors_outside;
+    for (const SectorWindow& w : windows) n += static_cast<std::uint64_t>(__builtin_popcountll(w.sectors));
+    return n;
+  }
+};
+struct WarpRequests {
+  std::uint64_t first_index = 0;        // the lane access index of pending[0]
+  std::vector<PendingRequest> pending;  // by lane access index - first_index
+};
+/// A warp's pending requests are counted at every barrier and at the block's end; this many
+/// accesses per lane in between, and they are counted early (later lanes' matching accesses
+/// then count as requests of their own).
+constexpr std::size_t kMaxPendingRequestsPerWarp = 16384;
+constexpr unsigned kWarpLanes = 32;
+
 /// What the hooks need while a block runs on this OS thread.
 struct AccessContext {
   LaunchState* launch = nullptr;
@@ -131,7 +172,59 @@ struct AccessContext {
   }
   bool racecheck = false;
   std::unordered_map<std::uintptr_t, WordState> shared_words;
+
+  // The critical path: each thread's global (atomics included) and shared accesses.
+  std::vector<std::uint64_t> thread_global_ops, thread_shared_ops;
+  // Coalescing: the requests being gathered per warp, and those already counted.
+  std::vector<WarpRequests> warps;
+  std::uint64_t requests = 0, sectors = 0;
+  std::unordered_map<std::uintptr_t, std::uint64_t> atomics_per_address;
+  // A wmma tile access by lane 0 in progress (begin_warp_tile_access), and the bytes it moved.
+  bool tile_access = false;
+  std::uint64_t tile_global_bytes = 0, tile_shared_bytes = 0;
+
+  void count_request(const PendingRequest& r) {
+    ++requests;
+    sectors += r.sector_count();
+  }
+  void flush_requests(WarpRequests& w) {
+    for (const PendingRequest& r : w.pending)
+      if (r.pc != nullptr) count_request(r);
+    w.pending.clear();
+  }
+  void flush_all_requests() {
+    for (WarpRequests& w : warps) flush_requests(w);
+  }
+  /// The `index`-th global access of a lane of warp `warp`, at `pc`, touching address `a`.
+  void note_request(unsigned warp, std::uint64_t index, const void* pc, std::uintptr_t a) {
+    WarpRequests& w = warps[warp];
+    if (w.pending.empty()) w.first_index = index;
+    const std::uint64_t sector = a / 32;
+    if (index < w.first_index) {  // a lane behind the others after a flush: a request of its own
+      ++requests;
+      ++sectors;
+      return;
+    }
+    std::uint64_t slot = index - w.first_index;
+    if (slot >= kMaxPendingRequestsPerWarp) {
+      flush_requests(w);
+      w.first_index = index;
+      slot = 0;
+    }
+    if (slot >= w.pending.size()) w.pending.resize(slot + 1);
+    PendingRequest& r = w.pending[slot];
+    if (r.pc == nullptr) {
+      r.pc = pc;
+    } else if (r.pc != pc) {  // this lane diverged: its access is a request of its own
+      ++requests;
+      ++sectors;
+      return;
+    }
+    r.touch(sector);
+  }
 };
+
+unsigned width_slot(unsigned bytes) { return bytes <= 1 ? 0 : bytes <= 2 ? 1 : bytes <= 4 ? 2 : bytes <= 8 ? 3 : 4; }
 
 __thread AccessContext* active = nullptr;
 // The per-thread context outlives blocks so that the maps keep their capacity.
@@ -337,11 +430,22 @@ inline void on_access(const void* address, unsigned bytes, bool store, const voi
         if (peer >= 0) c->count_peer(peer, bytes, store);
       }
       (store ? c->traffic.global_store : c->traffic.global_load) += bytes;
+      ++c->traffic.global_accesses_by_width[width_slot(bytes)];
+      if (c->tile_access) {
+        c->tile_global_bytes += bytes;
+      } else {
+        const unsigned t = linear_thread_id();
+        c->note_request(t / kWarpLanes, c->thread_global_ops[t]++, pc, a);
+      }
       return;
     case Space::Shared:
       if (c->dynamic_capacity.contains(a)) check_dynamic_shared(*c, a, bytes, store, pc);
       if (c->racecheck) record_shared_access(*c, a, bytes, store, pc);
       (store ? c->traffic.shared_store : c->traffic.shared_load) += bytes;
+      if (c->tile_access)
+        c->tile_shared_bytes += bytes;
+      else
+        ++c->thread_shared_ops[linear_thread_id()];
       return;
     case Space::Host:
       c->traffic.host_access += bytes;
@@ -435,6 +539,15 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
   const auto closure = reinterpret_cast<std::uintptr_t>(launch.kernel.get());
   c.closure = {closure, closure + launch.kernel->object_size()};
   c.shared_words.clear();
+  const std::size_t threads = static_cast<std::size_t>(launch.config.block.x) * launch.config.block.y *
+                              launch.config.block.z;
+  c.thread_global_ops.assign(threads, 0);
+  c.thread_shared_ops.assign(threads, 0);
+  c.warps.resize((threads + kWarpLanes - 1) / kWarpLanes);
+  for (WarpRequests& w : c.warps) w.pending.clear();
+  c.requests = c.sectors = 0;
+  c.atomics_per_address.clear();
+  c.tile_access = false;
   const void* frames_begin = nullptr;
   const void* frames_end = nullptr;
   thread_frame_range(frames_begin, frames_end);
@@ -447,10 +560,49 @@ void instrumentation_set_stack(const void* low, const void* high) {
     c->stack = {reinterpret_cast<std::uintptr_t>(low), reinterpret_cast<std::uintptr_t>(high)};
 }
 
-void instrumentation_barrier_released() {
-  if (AccessContext* c = active)
+void instrumentation_barrier_released(unsigned arrivals) {
+  if (AccessContext* c = active) {
     if (c->racecheck) c->shared_words.clear();
+    c->flush_all_requests();
+    c->traffic.barrier_arrivals += arrivals;
+  }
 }
+
+void instrumentation_count_warp_op() {
+  if (AccessContext* c = active) ++c->traffic.warp_ops;
+}
+
+void count_mma() {
+  if (AccessContext* c = active) ++c->traffic.mma_lane_calls;
+}
+
+void begin_warp_tile_access() {
+  if (AccessContext* c = active) {
+    c->tile_access = true;
+    c->tile_global_bytes = c->tile_shared_bytes = 0;
+  }
+}
+
+void end_warp_tile_access() {
+  AccessContext* c = active;
+  if (c == nullptr || !c->tile_access) return;
+  c->tile_access = false;
+  const unsigned t = linear_thread_id();
+  if (c->tile_global_bytes > 0) {
+    ++c->requests;
+    c->sectors += (c->tile_global_bytes + 31) / 32;
+    ++c->thread_global_ops[t];
+  }
+  if (c->tile_shared_bytes > 0) ++c->thread_shared_ops[t];
+}
+
+namespace {
+void store_max(std::atomic<std::uint64_t>& target, std::uint64_t value) {
+  std::uint64_t seen = target.load(std::memory_order_relaxed);
+  while (value > seen && !target.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
 
 void instrumentation_end_block(LaunchState& launch) {
   AccessContext* c = active;
@@ -463,6 +615,23 @@ void instrumentation_end_block(LaunchState& launch) {
   t.shared_store += c->traffic.shared_store;
   t.atomics += c->traffic.atomics;
   t.host_access += c->traffic.host_access;
+  t.global_atomics += c->traffic.global_atomics;
+  t.global_atomic_bytes += c->traffic.global_atomic_bytes;
+  t.warp_ops += c->traffic.warp_ops;
+  t.barrier_arrivals += c->traffic.barrier_arrivals;
+  t.mma_lane_calls += c->traffic.mma_lane_calls;
+  for (int i = 0; i < 5; ++i) t.global_accesses_by_width[i] += c->traffic.global_accesses_by_width[i];
+  c->flush_all_requests();
+  t.global_requests += c->requests;
+  t.global_sectors += c->sectors;
+  if (!c->thread_global_ops.empty()) {
+    store_max(t.span_global_ops, *std::max_element(c->thread_global_ops.begin(), c->thread_global_ops.end()));
+    store_max(t.span_shared_ops, *std::max_element(c->thread_shared_ops.begin(), c->thread_shared_ops.end()));
+  }
+  if (!c->atomics_per_address.empty()) {
+    std::lock_guard<std::mutex> lock(t.atomic_addresses_mutex);
+    for (const auto& [address, count] : c->atomics_per_address) t.atomics_per_address[address] += count;
+  }
   if (c->peer_traffic) {
     // Loads came from the peer to the launch's device, stores went the other way.
     for (int peer = 0; peer < AccessContext::kMaxDevices; ++peer) {
@@ -490,6 +659,15 @@ void count_atomic(const void* address, unsigned bytes) {
     if (peer >= 0) c->count_peer(peer, bytes, true);  // an atomic's bytes, counted as sent
   }
   ++c->traffic.atomics;
+  if (space == Space::Global) {
+    // A read-modify-write: its operand is read and written back.
+    ++c->traffic.global_atomics;
+    c->traffic.global_atomic_bytes += 2u * bytes;
+    ++c->thread_global_ops[linear_thread_id()];
+    ++c->atomics_per_address[a];
+  } else if (space == Space::Shared) {
+    ++c->thread_shared_ops[linear_thread_id()];
+  }
 }
 
 void vector_copy(void* destination, const void* source, unsigned bytes) {

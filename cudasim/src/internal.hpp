@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cuda_runtime.h"
@@ -98,7 +99,14 @@ void count_peer_access(int source, int destination, std::uint64_t bytes);
 /// when the block ends).
 struct TrafficCounters {
   std::atomic<std::uint64_t> global_load{0}, global_store{0}, shared_load{0}, shared_store{0},
-      atomics{0}, host_access{0};
+      atomics{0}, host_access{0}, global_atomics{0}, global_atomic_bytes{0}, warp_ops{0},
+      barrier_arrivals{0}, mma_lane_calls{0}, global_requests{0}, global_sectors{0};
+  std::atomic<std::uint64_t> global_accesses_by_width[5] = {};
+  // Largest over the blocks of the launch.
+  std::atomic<std::uint64_t> span_global_ops{0}, span_shared_ops{0};
+  // Atomics per global address, summed over the blocks (merged at each block's end).
+  std::mutex atomic_addresses_mutex;
+  std::unordered_map<std::uintptr_t, std::uint64_t> atomics_per_address;
 };
 
 /// The grid-wide barrier of a cooperative launch (this_grid().sync()). Each block runs on an
@@ -126,8 +134,20 @@ struct LaunchState {
   int device = 0;  // current when the kernel was launched
   std::shared_ptr<const KernelInstance> kernel;
   std::atomic<bool> failed{false};
+  bool graph_node = false;  // replayed as a node of a CUDA graph (cheaper to launch)
   TrafficCounters traffic;
   std::unique_ptr<GridBarrier> grid_barrier;  // cooperative launches only
+};
+
+/// True on the thread that runs a replayed CUDA graph's nodes (graphs.cpp), while it runs them:
+/// their launches are graph nodes, cheaper than launches from the host.
+bool replaying_graph();
+/// Marks the calling thread as replaying a graph while alive.
+struct GraphReplay {
+  GraphReplay();
+  ~GraphReplay();
+  GraphReplay(const GraphReplay&) = delete;
+  GraphReplay& operator=(const GraphReplay&) = delete;
 };
 
 /// Blocks of the grid that has the barrier: block `block` has ended (finished or faulted).
@@ -143,7 +163,9 @@ constexpr unsigned long long kMaxCooperativeThreads = 24576;
 /// Per-thread counters of the block being run, added to the launch at its end.
 struct BlockTraffic {
   std::uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0,
-                atomics = 0, host_access = 0;
+                atomics = 0, host_access = 0, global_atomics = 0, global_atomic_bytes = 0, warp_ops = 0,
+                barrier_arrivals = 0, mma_lane_calls = 0;
+  std::uint64_t global_accesses_by_width[5] = {};
 };
 
 /// Called by the block scheduler: a block starts / ends on this OS thread, and the stack the
@@ -151,8 +173,11 @@ struct BlockTraffic {
 void instrumentation_begin_block(LaunchState& launch, const void* native_stack_hint);
 void instrumentation_end_block(LaunchState& launch);
 void instrumentation_set_stack(const void* low, const void* high);
-/// Called when a barrier releases: racecheck's access maps start a new interval.
-void instrumentation_barrier_released();
+/// Called when a barrier releases: racecheck's access maps start a new interval, and every
+/// warp's pending requests are complete (coalescing).
+void instrumentation_barrier_released(unsigned arrivals);
+/// Called by the scheduler for each thread that calls a warp operation.
+void instrumentation_count_warp_op();
 /// Which checks are on (from CUDASIM_CHECK): races between barriers, shuffled thread order.
 bool racecheck_enabled();
 bool instrumentation_present();

@@ -4,6 +4,7 @@
 // same figures are written as JSON for `./course profile`.
 #include "cudasim/stats.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -39,6 +40,35 @@ void add(KernelStats& total, const KernelStats& one) {
   total.atomics += one.atomics;
   total.host_access_bytes += one.host_access_bytes;
   total.flops += one.flops;
+  total.global_atomics += one.global_atomics;
+  total.global_atomic_bytes += one.global_atomic_bytes;
+  total.max_atomics_same_address = std::max(total.max_atomics_same_address, one.max_atomics_same_address);
+  total.warp_ops += one.warp_ops;
+  total.barrier_arrivals += one.barrier_arrivals;
+  total.mma_ops += one.mma_ops;
+  for (int i = 0; i < 5; ++i) total.global_accesses_by_width[i] += one.global_accesses_by_width[i];
+  total.global_requests += one.global_requests;
+  total.global_sectors += one.global_sectors;
+  total.span_global_ops = std::max(total.span_global_ops, one.span_global_ops);
+  total.span_shared_ops = std::max(total.span_shared_ops, one.span_shared_ops);
+  total.modelled += one.modelled;
+}
+
+/// The model's view of one launch's counters.
+LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, bool graph_node) {
+  LaunchWork w;
+  w.blocks = one.blocks;
+  w.threads_per_block = one.blocks == 0 ? 0 : one.threads / one.blocks;
+  w.dynamic_shared_bytes = dynamic_shared_bytes;
+  w.global_bytes = one.global_bytes();
+  w.global_sector_bytes = one.global_sectors * 32 + one.global_atomic_bytes;
+  w.flops = one.flops;
+  w.span_global_ops = one.span_global_ops;
+  w.span_shared_ops = one.span_shared_ops;
+  w.barriers_per_thread = one.threads == 0 ? 0 : one.barrier_arrivals / one.threads;
+  w.max_atomics_same_address = one.max_atomics_same_address;
+  w.graph_node = graph_node;
+  return w;
 }
 
 std::string json_escape(const std::string& text) {
@@ -58,16 +88,21 @@ void print_report() {
   std::fflush(stdout);
   std::fprintf(out, "\ncudasim statistics%s\n",
                stats_available() ? "" : " (kernels not instrumented: byte counts unavailable)");
-  std::fprintf(out, "%-32s %8s %10s %14s %14s %14s %14s %10s\n", "kernel", "launches", "threads",
-               "global load B", "global store B", "shared load B", "shared store B", "atomics");
-  for (const KernelStats& k : r.per_kernel)
-    std::fprintf(out, "%-32s %8llu %10llu %14llu %14llu %14llu %14llu %10llu\n", k.kernel_name.c_str(),
+  std::fprintf(out, "%-32s %8s %10s %14s %14s %14s %14s %10s %8s %12s  %s\n", "kernel", "launches", "threads",
+               "global load B", "global store B", "shared load B", "shared store B", "atomics", "sect/req",
+               "span (g/s)", "modelled time");
+  const GpuSpec& gpu = modelled_gpu();
+  for (const KernelStats& k : r.per_kernel) {
+    const std::string span = std::to_string(k.span_global_ops) + "/" + std::to_string(k.span_shared_ops);
+    std::fprintf(out, "%-32s %8llu %10llu %14llu %14llu %14llu %14llu %10llu %8.1f %12s  %s\n", k.kernel_name.c_str(),
                  static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.threads),
                  static_cast<unsigned long long>(k.global_load_bytes),
                  static_cast<unsigned long long>(k.global_store_bytes),
                  static_cast<unsigned long long>(k.shared_load_bytes),
                  static_cast<unsigned long long>(k.shared_store_bytes),
-                 static_cast<unsigned long long>(k.atomics));
+                 static_cast<unsigned long long>(k.atomics), k.sectors_per_request(), span.c_str(),
+                 k.modelled.describe(gpu).c_str());
+  }
   const TransferStats& t = r.transfers;
   std::fprintf(out, "copies: host->device %llu B, device->host %llu B, device->device %llu B, memset %llu B\n",
                static_cast<unsigned long long>(t.host_to_device_bytes),
@@ -84,7 +119,13 @@ void print_report() {
         std::fprintf(json,
                      "%s\n    {\"name\": \"%s\", \"launches\": %llu, \"blocks\": %llu, \"threads\": %llu, "
                      "\"global_load_bytes\": %llu, \"global_store_bytes\": %llu, \"shared_load_bytes\": %llu, "
-                     "\"shared_store_bytes\": %llu, \"atomics\": %llu, \"host_access_bytes\": %llu, \"flops\": %llu}",
+                     "\"shared_store_bytes\": %llu, \"atomics\": %llu, \"host_access_bytes\": %llu, \"flops\": %llu, "
+                     "\"global_atomic_bytes\": %llu, \"max_atomics_same_address\": %llu, \"warp_ops\": %llu, "
+                     "\"barrier_arrivals\": %llu, \"mma_ops\": %llu, \"global_requests\": %llu, "
+                     "\"global_sectors\": %llu, \"span_global_ops\": %llu, \"span_shared_ops\": %llu, "
+                     "\"modelled_ns\": %.1f, \"modelled_launch_ns\": %.1f, \"modelled_memory_ns\": %.1f, "
+                     "\"modelled_compute_ns\": %.1f, \"modelled_span_ns\": %.1f, \"modelled_atomic_ns\": %.1f, "
+                     "\"modelled_bound\": \"%s\", \"modelled_gpu\": \"%s\"}",
                      first ? "" : ",", json_escape(k.kernel_name).c_str(),
                      static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.blocks),
                      static_cast<unsigned long long>(k.threads),
@@ -94,7 +135,18 @@ void print_report() {
                      static_cast<unsigned long long>(k.shared_store_bytes),
                      static_cast<unsigned long long>(k.atomics),
                      static_cast<unsigned long long>(k.host_access_bytes),
-                     static_cast<unsigned long long>(k.flops));
+                     static_cast<unsigned long long>(k.flops),
+                     static_cast<unsigned long long>(k.global_atomic_bytes),
+                     static_cast<unsigned long long>(k.max_atomics_same_address),
+                     static_cast<unsigned long long>(k.warp_ops),
+                     static_cast<unsigned long long>(k.barrier_arrivals),
+                     static_cast<unsigned long long>(k.mma_ops),
+                     static_cast<unsigned long long>(k.global_requests),
+                     static_cast<unsigned long long>(k.global_sectors),
+                     static_cast<unsigned long long>(k.span_global_ops),
+                     static_cast<unsigned long long>(k.span_shared_ops), k.modelled.total_ns, k.modelled.launch_ns,
+                     k.modelled.memory_ns, k.modelled.compute_ns, k.modelled.span_ns, k.modelled.atomic_ns,
+                     k.modelled.dominant(), modelled_gpu().name);
         first = false;
       }
       std::fprintf(json,
@@ -186,11 +238,25 @@ void record_launch_stats(const LaunchState& launch) {
   one.shared_store_bytes = launch.traffic.shared_store.load();
   one.atomics = launch.traffic.atomics.load();
   one.host_access_bytes = launch.traffic.host_access.load();
+  const TrafficCounters& t = launch.traffic;
+  one.global_atomics = t.global_atomics.load();
+  one.global_atomic_bytes = t.global_atomic_bytes.load();
+  for (const auto& entry : t.atomics_per_address)  // every block has ended: no lock needed
+    one.max_atomics_same_address = std::max(one.max_atomics_same_address, entry.second);
+  one.warp_ops = t.warp_ops.load();
+  one.barrier_arrivals = t.barrier_arrivals.load();
+  one.mma_ops = (t.mma_lane_calls.load() + 31) / 32;
+  for (int i = 0; i < 5; ++i) one.global_accesses_by_width[i] = t.global_accesses_by_width[i].load();
+  one.global_requests = t.global_requests.load();
+  one.global_sectors = t.global_sectors.load();
+  one.span_global_ops = t.span_global_ops.load();
+  one.span_shared_ops = t.span_shared_ops.load();
 
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   for (const auto& entry : r.declared_flops)
     if (entry.first == one.kernel_name) one.flops = entry.second;
+  one.modelled = model_launch(work_of(one, launch.config.dynamic_shared_bytes, launch.graph_node), modelled_gpu());
   r.last = one;
   for (KernelStats& k : r.per_kernel)
     if (k.kernel_name == one.kernel_name) {

@@ -525,6 +525,7 @@ std::function<void()> launch_work(const LaunchConfig& config, std::shared_ptr<co
     launch->config = config;
     launch->device = device;
     launch->kernel = kernel;
+    launch->graph_node = replaying_graph();
     run_grid(launch);
   };
 }

@@ -164,7 +164,10 @@ TEST_F(Memcheck, AtomicsAreCountedApartFromLoadsAndStores) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const cudasim::KernelStats s = cudasim::last_launch_stats();
   EXPECT_EQ(s.atomics, 2u * 256u);
-  EXPECT_EQ(s.global_bytes(), 0u);
+  EXPECT_EQ(s.global_load_bytes + s.global_store_bytes, 0u);
+  // Each atomic reads and writes its 4-byte operand: read-modify-write traffic.
+  EXPECT_EQ(s.global_atomic_bytes, 2u * 256u * 2u * 4u);
+  EXPECT_EQ(s.global_bytes(), s.global_atomic_bytes);
   int hits = 0;
   ASSERT_EQ(cudaMemcpy(&hits, counter, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(hits, 256);

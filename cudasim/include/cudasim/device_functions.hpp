@@ -160,6 +160,12 @@ struct KernelTrap {
 
 /// Counts an atomic operation (instrumented builds) and checks its address like a store.
 void count_atomic(const void* address, unsigned bytes);
+/// Counts one lane's call of wmma::mma_sync (32 lanes make one warp-level operation).
+void count_mma();
+/// Between these, the calling lane's accesses are a whole warp's tile load or store (wmma),
+/// made by one lane: one request, and one access on the lane's critical path.
+void begin_warp_tile_access();
+void end_warp_tile_access();
 
 }  // namespace cudasim::detail
 

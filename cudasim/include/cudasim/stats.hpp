@@ -3,10 +3,13 @@
 /// counted exactly on the CPU.
 ///
 /// Kernels compiled with the simulator's instrumentation (the default for exercises and
-/// tests; `./course run --stats` for programs) report, per launch, the bytes they loaded and
-/// stored in global and shared memory and the atomics they issued. The figures are exact and
-/// repeatable: a naive N x N matmul loads 2*N^3*4 bytes of global memory, a tiled one with
-/// tile T loads 2*N^3*4/T, whatever the machine.
+/// tests; `./course run --stats` for programs) report, per launch, what a profiler would: the
+/// bytes they loaded and stored in global and shared memory, their atomics, warp operations
+/// and barriers, how their global accesses coalesce, and the critical path of their longest
+/// thread, plus a modelled time on a named GPU (cudasim/gpu_model.hpp). The figures are exact
+/// and repeatable: a naive N x N matmul loads 2*N^3*4 bytes of global memory, a tiled one with
+/// tile T loads 2*N^3*4/T, whatever the machine. Each counter below says which question it
+/// answers.
 ///
 /// Use from tests (only on the simulator):
 /// @code
@@ -20,6 +23,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "cudasim/gpu_model.hpp"
 #include <string>
 #include <vector>
 
@@ -29,18 +34,62 @@ namespace cudasim {
 struct KernelStats {
   std::string kernel_name;           ///< as written at the launch, e.g. "tiled_matmul<16>"
   std::uint64_t launches = 0;
+  /// How much parallelism did the launch offer? (A one-block or one-thread launch leaves
+  /// almost the whole GPU idle.)
   std::uint64_t blocks = 0;
   std::uint64_t threads = 0;
+  /// How much did it move to and from global memory? Plain loads and stores, by direction.
   std::uint64_t global_load_bytes = 0;
   std::uint64_t global_store_bytes = 0;
+  /// How much did it reuse on chip? Loads and stores of shared memory.
   std::uint64_t shared_load_bytes = 0;
   std::uint64_t shared_store_bytes = 0;
-  std::uint64_t atomics = 0;         ///< atomic operations on global or shared memory
+  /// How often did threads update memory atomically? On global or shared memory.
+  std::uint64_t atomics = 0;
+  /// Of those, on global memory, and the traffic they are: each reads and writes its
+  /// operand (2 x its width in bytes), counted in global_bytes().
+  std::uint64_t global_atomics = 0;
+  std::uint64_t global_atomic_bytes = 0;
+  /// Did atomics pile up on one address? The most atomics any single address received in
+  /// one launch (the largest over launches when summed): the memory system serialises them.
+  std::uint64_t max_atomics_same_address = 0;
   std::uint64_t host_access_bytes = 0;  ///< loads and stores of page-locked host memory (zero-copy)
   std::uint64_t flops = 0;  ///< as declared with declare_flops(), times the launches
+  /// Did threads cooperate within a warp? Calls of shuffles, votes, __syncwarp, match and
+  /// warp reductions, counted per calling thread (a full warp's shuffle counts 32).
+  std::uint64_t warp_ops = 0;
+  /// Did threads cooperate within a block? Arrivals of threads at __syncthreads and its
+  /// variants (a 256-thread block passing one barrier counts 256).
+  std::uint64_t barrier_arrivals = 0;
+  /// Did the tensor cores do the work? Warp-level wmma::mma_sync operations.
+  std::uint64_t mma_ops = 0;
+  /// How wide were the global accesses? Loads and stores of 1, 2, 4, 8 and 16 bytes (a float4
+  /// or int4 access is one 16-byte access).
+  std::uint64_t global_accesses_by_width[5] = {};
+  /// Were the global accesses coalesced? A request is one load or store instruction issued by
+  /// a warp (the same access of every lane of a warp); a sector is a 32-byte piece of memory
+  /// it touches, as Nsight Compute counts them: a warp's coalesced float load is 1 request of
+  /// 4 sectors, a load with a stride of 32 floats is 1 request of 32 sectors. Exact for up to
+  /// 16,384 global accesses per thread between two barriers, and for requests whose sectors lie
+  /// in at most four 2 KB windows (beyond that each further lane counts a sector of its own);
+  /// lanes that diverge count their accesses as separate requests.
+  std::uint64_t global_requests = 0;
+  std::uint64_t global_sectors = 0;
+  /// What is the critical path that no number of SMs shortens? The most global accesses
+  /// (atomics included) and the most shared accesses made by any single thread of the launch
+  /// (the largest over launches when summed; the two maxima may come from different threads).
+  std::uint64_t span_global_ops = 0;
+  std::uint64_t span_shared_ops = 0;
+  /// How long would it take on a GPU? The model of cudasim/gpu_model.hpp on modelled_gpu(),
+  /// summed over launches.
+  ModelledTime modelled;
 
-  std::uint64_t global_bytes() const { return global_load_bytes + global_store_bytes; }
+  std::uint64_t global_bytes() const { return global_load_bytes + global_store_bytes + global_atomic_bytes; }
   std::uint64_t shared_bytes() const { return shared_load_bytes + shared_store_bytes; }
+  /// Average sectors per request (0 without requests): 4 for coalesced 4-byte accesses.
+  double sectors_per_request() const {
+    return global_requests == 0 ? 0.0 : static_cast<double>(global_sectors) / static_cast<double>(global_requests);
+  }
 };
 
 /// Bytes copied by cudaMemcpy* and cudaMemset*, by direction.

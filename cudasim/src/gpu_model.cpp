@@ -1,0 +1,118 @@
+// The modelled GPU clock of one launch (cudasim/gpu_model.hpp explains the model).
+#include "cudasim/gpu_model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "internal.hpp"
+
+namespace cudasim {
+
+// Sources: NVIDIA's H100, H200, A100 and T4 datasheets (as lesson 02's table); SM counts from
+// NVIDIA's architecture whitepapers (H100 SXM5 and H200: 132, A100: 108, T4: 40).
+const GpuSpec kModelledGpus[4] = {
+    {"H100", "NVIDIA H100 SXM5 80 GB HBM3", 66.9e12, 3.35e12, 132},
+    {"H200", "NVIDIA H200 SXM 141 GB HBM3e", 66.9e12, 4.8e12, 132},
+    {"A100", "NVIDIA A100 SXM4 80 GB HBM2e", 19.5e12, 2.039e12, 108},
+    {"T4", "NVIDIA T4 16 GB GDDR6", 8.1e12, 320e9, 40},
+};
+
+const GpuSpec* find_gpu(const std::string& name) {
+  for (const GpuSpec& gpu : kModelledGpus) {
+    const std::string known = gpu.name;
+    if (known.size() == name.size() &&
+        std::equal(known.begin(), known.end(), name.begin(),
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) ==
+                                               std::tolower(static_cast<unsigned char>(b)); }))
+      return &gpu;
+  }
+  return nullptr;
+}
+
+const GpuSpec& modelled_gpu() {
+  static const GpuSpec& gpu = []() -> const GpuSpec& {
+    const char* env = std::getenv("CUDASIM_GPU");
+    if (env == nullptr || *env == '\0') return kModelledGpus[0];
+    if (const GpuSpec* found = find_gpu(env)) return *found;
+    detail::report("CUDASIM_GPU=%s is not a GPU the model knows (H100, H200, A100, T4): modelling an H100", env);
+    return kModelledGpus[0];
+  }();
+  return gpu;
+}
+
+const char* ModelledTime::dominant() const {
+  const char* name = "launch overhead";
+  double largest = launch_ns;
+  const std::pair<const char*, double> terms[] = {
+      {"memory", memory_ns}, {"compute", compute_ns}, {"span", span_ns}, {"atomics", atomic_ns}};
+  for (const auto& [term, ns] : terms)
+    if (ns > largest) {
+      largest = ns;
+      name = term;
+    }
+  return name;
+}
+
+namespace {
+std::string microseconds(double ns) {
+  char text[64];
+  std::snprintf(text, sizeof text, ns < 10e3 ? "%.2f us" : ns < 10e6 ? "%.1f us" : "%.0f us", ns / 1e3);
+  return text;
+}
+}  // namespace
+
+std::string ModelledTime::describe(const GpuSpec& gpu) const {
+  const std::string term = dominant();
+  double part = launch_ns;
+  if (term == "memory") part = memory_ns;
+  else if (term == "compute") part = compute_ns;
+  else if (term == "span") part = span_ns;
+  else if (term == "atomics") part = atomic_ns;
+  const std::string bound = term == "launch overhead" ? "launch-bound" : term == "span" ? "span-bound (longest thread)"
+                            : term == "atomics" ? "atomic-bound" : term + "-bound";
+  return bound + ": " + microseconds(part) + " of " + microseconds(total_ns) + " modelled on " + gpu.name;
+}
+
+ModelledTime& ModelledTime::operator+=(const ModelledTime& other) {
+  total_ns += other.total_ns;
+  launch_ns += other.launch_ns;
+  memory_ns += other.memory_ns;
+  compute_ns += other.compute_ns;
+  span_ns += other.span_ns;
+  atomic_ns += other.atomic_ns;
+  return *this;
+}
+
+ModelledTime model_launch(const LaunchWork& work, const GpuSpec& gpu) {
+  using C = ModelConstants;
+  ModelledTime t;
+  t.launch_ns = work.graph_node ? C::kGraphNodeNs : C::kLaunchNs;
+  if (work.blocks == 0 || work.threads_per_block == 0) {
+    t.total_ns = t.launch_ns;
+    return t;
+  }
+  // Occupancy: the SMs that get a block, and how many threads each keeps resident.
+  const double sms = gpu.sms;
+  const double active_sms = std::min<double>(static_cast<double>(work.blocks), sms);
+  const int per_sm_limit =
+      std::max(1, detail::resident_blocks(static_cast<int>(work.threads_per_block), work.dynamic_shared_bytes));
+  const double blocks_per_sm =
+      std::min<double>(std::ceil(static_cast<double>(work.blocks) / sms), per_sm_limit);
+  const double resident_threads = blocks_per_sm * static_cast<double>(work.threads_per_block);
+  const double usable = (active_sms / sms) * std::min(1.0, resident_threads / C::kSaturatingThreadsPerSm);
+
+  const double bytes = static_cast<double>(std::max(work.global_bytes, work.global_sector_bytes));
+  t.memory_ns = bytes / (gpu.memory_bytes_per_s * usable) * 1e9;
+  t.compute_ns = static_cast<double>(work.flops) / (gpu.fp32_flops_per_s * usable) * 1e9;
+  t.span_ns = static_cast<double>(work.span_global_ops) * C::kGlobalOpNs +
+              static_cast<double>(work.span_shared_ops) * C::kSharedOpNs +
+              static_cast<double>(work.barriers_per_thread) * C::kBarrierNs;
+  t.atomic_ns = static_cast<double>(work.max_atomics_same_address) * C::kSameAddressAtomicNs;
+  t.total_ns = t.launch_ns + std::max({t.memory_ns, t.compute_ns, t.span_ns, t.atomic_ns});
+  return t;
+}
+
+}  // namespace cudasim
