@@ -11,7 +11,8 @@
 ///   flushed before every repeat and the input sets rotated, repeated until the spread is
 ///   small or a time cap is reached; plus the bandwidth of a device-to-device copy, the
 ///   machine limit a figure is checked against;
-/// - on the simulator: global-memory bytes and launches counted by cudasim (only when
+/// - on the simulator: the modelled time on the simulator's GPU (cudasim/gpu_model.hpp) and its
+///   terms, with the global-memory bytes and launches counted by cudasim (only when
 ///   `cudasim::stats_available()`; otherwise the figures are marked "not counted").
 ///
 /// A case:
@@ -106,13 +107,27 @@ inline double copy_bandwidth(std::size_t bytes = std::size_t(1) << 28) {
 /// physical-limit check), not what a given kernel happens to move.
 inline void measure(const std::string& name, double bytes, double flops, const std::function<void(int)>& launch,
                     int input_sets = 2) {
-  char line[512];
+  char line[1024];
 #ifdef CUDASIM
-  // Deterministic counts: one run is enough.
-  const course::test::GlobalTraffic traffic = course::test::count_global_traffic([&] { launch(0); });
-  std::snprintf(line, sizeof line, "perf %s backend=sim counted=%d global_bytes=%llu launches=%llu bytes=%.0f flops=%.0f",
-                name.c_str(), traffic.counted ? 1 : 0, (unsigned long long)traffic.bytes(),
-                (unsigned long long)traffic.launches, bytes, flops);
+  // Deterministic counts: one run is enough. A first run names the kernels, so that the
+  // exercise's FLOPs can be declared for the model's compute term when one kernel does the work.
+  if (flops > 0) {
+    const course::test::GlobalTraffic first = course::test::count_global_traffic([&] { launch(0); });
+    const std::vector<cudasim::KernelStats> kernels = cudasim::kernel_stats();
+    if (first.counted && kernels.size() == 1 && kernels[0].launches > 0)
+      cudasim::declare_flops(kernels[0].kernel_name.c_str(),
+                             static_cast<std::uint64_t>(flops / double(kernels[0].launches)));
+  }
+  const course::test::GlobalTraffic t = course::test::count_global_traffic([&] { launch(0); });
+  std::snprintf(line, sizeof line,
+                "perf %s backend=sim counted=%d global_bytes=%llu launches=%llu bytes=%.0f flops=%.0f "
+                "modelled_ns=%.1f launch_ns=%.1f memory_ns=%.1f compute_ns=%.1f span_ns=%.1f atomic_ns=%.1f gpu=%s "
+                "atomic_bytes=%llu max_same_address=%llu span_global=%llu span_shared=%llu threads=%llu",
+                name.c_str(), t.counted ? 1 : 0, (unsigned long long)t.bytes(), (unsigned long long)t.launches, bytes,
+                flops, t.modelled_ns, t.launch_ns, t.memory_ns, t.compute_ns, t.span_ns, t.atomic_ns,
+                t.gpu.empty() ? "H100" : t.gpu.c_str(), (unsigned long long)t.atomic_bytes,
+                (unsigned long long)t.max_atomics_same_address, (unsigned long long)t.span_global_ops,
+                (unsigned long long)t.span_shared_ops, (unsigned long long)t.threads);
 #else
   int device = 0, l2 = 0;
   CUDA_CHECK(cudaGetDevice(&device));

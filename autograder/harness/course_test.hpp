@@ -518,7 +518,9 @@ inline std::vector<double> reference_matmul(const std::vector<float>& a, const s
 namespace course {
 namespace test {
 
-/// Global-memory traffic of everything launched inside `count_global_traffic()`.
+/// Global-memory traffic of everything launched inside `count_global_traffic()`, and the
+/// simulator's other counters of how the work was done (cudasim/stats.hpp explains each),
+/// summed over the launches (span and contention: the largest of any launch).
 struct GlobalTraffic {
   bool counted = false;       ///< false: no counters here; `why_not` says why
   std::string why_not;        ///< the reason to pass to GTEST_SKIP()
@@ -526,6 +528,17 @@ struct GlobalTraffic {
   std::uint64_t store_bytes = 0;
   std::uint64_t launches = 0;
   std::uint64_t bytes() const { return load_bytes + store_bytes; }
+  std::uint64_t blocks = 0, threads = 0;
+  std::uint64_t atomic_bytes = 0;             ///< global atomics' read + write bytes
+  std::uint64_t global_atomics = 0, max_atomics_same_address = 0;
+  std::uint64_t shared_bytes = 0, warp_ops = 0, barrier_arrivals = 0, mma_ops = 0;
+  std::uint64_t requests = 0, sectors = 0;    ///< coalescing: warp-wide requests, 32-byte sectors
+  std::uint64_t accesses_by_width[5] = {};    ///< 1, 2, 4, 8, 16-byte global accesses
+  std::uint64_t span_global_ops = 0, span_shared_ops = 0;
+  /// The modelled time on the simulator's GPU and its terms, in ns (0 on a GPU).
+  double modelled_ns = 0, launch_ns = 0, memory_ns = 0, compute_ns = 0, span_ns = 0, atomic_ns = 0;
+  std::string gpu;                            ///< the modelled GPU's name
+  double sectors_per_request() const { return requests == 0 ? 0.0 : double(sectors) / double(requests); }
 };
 
 /// Runs `work` (launches), waits for it, and returns the global-memory bytes its kernels
@@ -553,7 +566,28 @@ inline GlobalTraffic count_global_traffic(const std::function<void()>& work) {
       traffic.load_bytes += k.global_load_bytes;
       traffic.store_bytes += k.global_store_bytes;
       traffic.launches += k.launches;
+      traffic.blocks += k.blocks;
+      traffic.threads += k.threads;
+      traffic.atomic_bytes += k.global_atomic_bytes;
+      traffic.global_atomics += k.global_atomics;
+      traffic.max_atomics_same_address = std::max(traffic.max_atomics_same_address, k.max_atomics_same_address);
+      traffic.shared_bytes += k.shared_bytes();
+      traffic.warp_ops += k.warp_ops;
+      traffic.barrier_arrivals += k.barrier_arrivals;
+      traffic.mma_ops += k.mma_ops;
+      traffic.requests += k.global_requests;
+      traffic.sectors += k.global_sectors;
+      for (int i = 0; i < 5; ++i) traffic.accesses_by_width[i] += k.global_accesses_by_width[i];
+      traffic.span_global_ops = std::max(traffic.span_global_ops, k.span_global_ops);
+      traffic.span_shared_ops = std::max(traffic.span_shared_ops, k.span_shared_ops);
+      traffic.modelled_ns += k.modelled.total_ns;
+      traffic.launch_ns += k.modelled.launch_ns;
+      traffic.memory_ns += k.modelled.memory_ns;
+      traffic.compute_ns += k.modelled.compute_ns;
+      traffic.span_ns += k.modelled.span_ns;
+      traffic.atomic_ns += k.modelled.atomic_ns;
     }
+    traffic.gpu = cudasim::modelled_gpu().name;
   }
 #else
   traffic.why_not = "memory-traffic counters exist only on the simulator (use a profiler on a GPU)";

@@ -3,7 +3,9 @@ at test time (so they never drift from the real files).
 
 Each case: a base folder (solutions or exercises), and for some files a list of
 (old, new) text replacements, each of which must match exactly once; and the expected
-outcome per exercise: "full" (every point), "zero", or "partial" (some but not all).
+outcome per exercise: "full" (every point), "zero", or "partial" (some but not all), and
+optionally "performance": "zero" (no performance points). A case is graded on lesson 00
+unless it names its "lesson".
 Exercises not named in ``expect`` must keep the base's outcome ("full" for solutions,
 "zero" for skeletons).
 
@@ -15,6 +17,9 @@ import sys
 
 VA = "00-gpu-vs-cpu/01_vector_add.cu"
 SX = "00-gpu-vs-cpu/02_saxpy.cu"
+PF = "02-roofline/03_peak_flops.cu"
+TI = "02-roofline/04_tunable_intensity.cu"
+DP = "03-matmul-reuse/01_dot_product.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
 # (Kept out of the #include line itself so that checks for such includes in this repository
 # do not flag the test that plants one on purpose.)
@@ -175,6 +180,41 @@ CASES = {
                                          ("  if (n == 0) return;\n",
                                           "  if (n == 0) return;\n  { cublasHandle_t h; cublasCreate(&h); cublasDestroy(h); }\n")]},
                           "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # ---- wrong approaches: the right numbers the way the lesson says not to (issue 15) ------------
+    # one thread walks the whole array: correct, but the GPU is idle
+    "one_thread_vector_add": {"base": "solutions",
+                              "patch": {VA: [("  if (i < n) {\n    c[i] = a[i] + b[i];\n  }\n",
+                                              "  if (i == 0)\n    for (long long j = 0; j < n; ++j) c[j] = a[j] + b[j];\n")]},
+                              "expect": {"vector_add": "partial"}, "performance": {"vector_add": "zero"}},
+    # each thread takes a contiguous chunk: correct, but a warp's accesses are 32 chunks apart
+    "chunked_saxpy": {"base": "solutions",
+                      "patch": {SX: [("  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n"
+                                      "       i += stride) {\n",
+                                      "  const long long chunk = (n + stride - 1) / stride;\n"
+                                      "  const long long first = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;\n"
+                                      "  for (long long i = first; i < n && i < first + chunk; ++i) {\n")]},
+                      "expect": {"saxpy": "partial"}},
+    # the closed form a^T v + b (1 - a^T) / (1 - a) instead of the chain of FMAs
+    "closed_form_peak_flops": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {PF: [("#pragma unroll 4\n  for (int t = 0; t < iterations; ++t) {\n#pragma unroll\n"
+                        "    for (int j = 0; j < kFmaChains; ++j) v[j] = fmaf(v[j], a, b);\n  }\n",
+                        "  const float at = powf(a, static_cast<float>(iterations));\n"
+                        "  for (int j = 0; j < kFmaChains; ++j)\n"
+                        "    v[j] = at * v[j] + (a == 1.0f ? b * iterations : b * (1.0f - at) / (1.0f - a));\n")]},
+        "expect": {"peak_flops": "partial"}},
+    "closed_form_tunable_intensity": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {TI: [("#pragma unroll 8\n    for (int j = 0; j < k; ++j) v = fmaf(v, a, b);\n",
+                        "    const float ak = powf(a, static_cast<float>(k));\n"
+                        "    v = ak * v + (a == 1.0f ? b * k : b * (1.0f - ak) / (1.0f - a));\n")]},
+        "expect": {"tunable_intensity": "partial"}},
+    # every thread adds its partial sum into the result with its own atomic
+    "atomic_per_thread_dot_product": {
+        "base": "solutions", "lesson": "03-matmul-reuse",
+        "patch": {DP: [("  partial[tid] = sum;\n  __syncthreads();\n",
+                        "  atomicAdd(result, sum);\n  return;\n  partial[tid] = sum;\n  __syncthreads();\n")]},
+        "expect": {"dot_product": "partial"}, "performance": {"dot_product": "zero"}},
 }
 
 
@@ -199,6 +239,11 @@ def make_case(root: str, name: str, dest: str) -> str:
 def reference_build(root: str) -> str:
     """The grader's build of the reference solutions (an include target for an attack)."""
     return os.path.join(root, "build", "grade-" + os.environ.get("COURSE_BACKEND", "sim"), "reference")
+
+
+def lesson_of(name: str) -> str:
+    """The lesson a case is graded on (lesson 00 unless it names another)."""
+    return CASES[name].get("lesson", "00-gpu-vs-cpu")
 
 
 def expected(name: str, exercise: str) -> str:

@@ -20,7 +20,6 @@ from course.grade import Reference, course_snapshot, grade_submission  # noqa: E
 from course.session import open_session  # noqa: E402
 
 TIMEOUT = float(os.environ.get("COURSE_GRADER_TEST_TIMEOUT", "15"))
-LESSON = "00-gpu-vs-cpu"
 
 
 class PlantedSubmissions(unittest.TestCase):
@@ -39,7 +38,7 @@ class PlantedSubmissions(unittest.TestCase):
 
     def grade(self, name):
         folder = planted.make_case(ROOT, name, self.tmp)
-        return grade_submission(ROOT, self.session.toolchain, folder, LESSON, timeout=TIMEOUT,
+        return grade_submission(ROOT, self.session.toolchain, folder, planted.lesson_of(name), timeout=TIMEOUT,
                                 memory_bytes=2 << 30, build_dir=self.build_dir, reference=self.reference,
                                 snapshot=self.snapshot, quiet=True)
 
@@ -56,6 +55,11 @@ class PlantedSubmissions(unittest.TestCase):
                 self.assertGreater(g.total_max, 0, where)
             elif want == "zero":
                 self.assertEqual(g.total_score, 0.0, where)
+            elif want == "partial":
+                self.assertGreater(g.total_score, 0.0, where)
+                self.assertLess(g.total_score, g.total_max, where)
+            if planted.CASES[name].get("performance", {}).get(ex) == "zero":
+                self.assertEqual(g.performance_score, 0.0, where)
             status = planted.CASES[name].get("status", {}).get(ex)
             if status:
                 self.assertTrue(g.status.startswith(status), where)

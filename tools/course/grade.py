@@ -655,7 +655,7 @@ def reference_perf_counted(reference: Reference, grade: "ExerciseGrade", manifes
         ex = manifest.exercise(grade.lesson, grade.name)
         figures = _perf_figures(reference.executable(ex), grade.name, timeout, memory_bytes)
         _COUNTED_CACHE[key] = bool(figures) and figures.get("counted") == "1" and \
-            (reference.backend == "cuda" or grade.criterion in ("global_bytes", "launches"))
+            (reference.backend == "cuda" or grade.criterion in ("modelled_time", "global_bytes", "launches"))
     return _COUNTED_CACHE[key]
 
 

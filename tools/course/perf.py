@@ -49,6 +49,8 @@ def judge(criterion: str, backend: str, student_runs: List[Dict[str, str]],
     if not student_runs or not reference_runs:
         return PerfOutcome(False, summary="no performance figures (the performance run failed)")
     if backend == "sim":
+        if criterion == "modelled_time":
+            return _judge_modelled(student_runs[0], reference_runs[0])
         if criterion not in ("global_bytes", "launches"):
             return PerfOutcome(False, summary="%s is not graded on sim (timings of the simulator say nothing "
                                               "about a GPU)" % criterion)
@@ -88,6 +90,41 @@ def judge(criterion: str, backend: str, student_runs: List[Dict[str, str]],
                                                 "needs; flagged as a suspected measurement error or cheat, not rewarded")
     frac = credit(ratio)
     return PerfOutcome(True, frac, ratio, summary=detail + ", %d%% of the performance points" % round(100 * frac))
+
+
+TERMS = (("launch_ns", "launch-bound"), ("memory_ns", "memory-bound"), ("compute_ns", "compute-bound"),
+         ("span_ns", "span-bound (the longest thread)"), ("atomic_ns", "atomic-bound (one address)"))
+
+
+def describe_modelled(run: Dict[str, str]) -> str:
+    """'memory-bound: 4.1 us of 4.3 us modelled on H100': the largest term of a modelled time."""
+    total = _f(run, "modelled_ns") or 0.0
+    key, bound = max(TERMS, key=lambda kv: _f(run, kv[0]) or 0.0)
+    return "%s: %s of %s modelled on %s" % (bound, _us(_f(run, key) or 0.0), _us(total), run.get("gpu", "H100"))
+
+
+def _judge_modelled(s: Dict[str, str], r: Dict[str, str]) -> PerfOutcome:
+    """The ratio of modelled times (cudasim/gpu_model.hpp), student over reference."""
+    if s.get("counted") != "1" or r.get("counted") != "1":
+        return PerfOutcome(False, summary="not graded on sim (this build's kernels are not instrumented)")
+    mine, theirs = _f(s, "modelled_ns"), _f(r, "modelled_ns")
+    if mine is None or theirs is None or theirs <= 0:
+        return PerfOutcome(False, summary="no modelled time from the reference")
+    needed = _f(s, "bytes") or 0.0
+    moved = (_f(s, "global_bytes") or 0.0) + (_f(s, "atomic_bytes") or 0.0)
+    if needed > 0 and moved < needed * 0.999:
+        return PerfOutcome(True, 0.0, mine / theirs, suspicious=True,
+                           summary="%s global bytes is less than the %s the exercise must move: flagged as a "
+                                   "suspected measurement error, not rewarded" % (_n(moved), _n(needed)))
+    ratio = mine / theirs
+    frac = credit(ratio)
+    return PerfOutcome(True, frac, ratio,
+                       summary="%s; reference %s: %.2fx, %d%% of the performance points"
+                       % (describe_modelled(s), _us(theirs), ratio, round(100 * frac)))
+
+
+def _us(ns: float) -> str:
+    return ("%.2f us" if ns < 1e4 else "%.1f us" if ns < 1e7 else "%.0f us") % (ns / 1e3)
 
 
 def _n(x: float) -> str:

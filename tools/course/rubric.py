@@ -3,7 +3,7 @@
     [vector_add]
     points = 10                   # correctness: points x tests passed / tests run
     performance_points = 5        # optional; against the reference solution (tools/course/perf.py)
-    criterion_sim = global_bytes  # global_bytes | launches | none   (what counts on the simulator)
+    criterion_sim = modelled_time # modelled_time | global_bytes | launches | none (on the simulator)
     criterion_cuda = time         # time | none                       (what counts on a GPU)
     allowed_libraries = cublas    # optional; libraries and facilities (threads, files) the exercise may use
 
@@ -78,7 +78,7 @@ def _parse_points(value: str, where: str) -> float:
     return points
 
 
-CRITERIA = {"sim": ("global_bytes", "launches", "none"), "cuda": ("time", "none")}
+CRITERIA = {"sim": ("modelled_time", "global_bytes", "launches", "none"), "cuda": ("time", "none")}
 KEYS = {"points", "performance_points", "criterion_sim", "criterion_cuda", "allowed_libraries"}
 
 

@@ -79,3 +79,26 @@ TEST(RgbToGray, KeepsRowsAndColumnsApartInTallAndWideImages) {
         << "image " << height << " rows x " << width << " columns";
   }
 }
+
+TEST(RgbToGray, EachThreadConvertsOnePixelAlongTheRow) {
+  // x runs along columns: the 16 threads of a half-warp read 16 neighbouring pixels of one
+  // row (192 contiguous bytes per channel load) and write 16 neighbouring floats. Mapping x to
+  // rows instead puts every lane in a different row: the same numbers, 3 times the sectors.
+  // And one pixel per thread: no thread loops over the image.
+  const int height = 64, width = 256;
+  ct::Rng rng;
+  const auto rgb = rng.uniform(std::size_t(height) * width * 3, 0.0f, 1.0f);
+  ct::DeviceBuffer<float> d_rgb(rgb), d_gray(std::size_t(height) * width);
+  d_gray.poison();
+  const auto counted = ct::count_global_traffic([&] { launch_rgb_to_gray(d_rgb.get(), d_gray.get(), height, width); });
+  std::vector<double> expected(std::size_t(height) * width);
+  for (std::size_t p = 0; p < expected.size(); ++p)
+    expected[p] = 0.299 * rgb[3 * p] + 0.587 * rgb[3 * p + 1] + 0.114 * rgb[3 * p + 2];
+  ASSERT_TRUE(ct::all_close(expected, d_gray.download(), 1e-6, 1e-5));
+  if (!counted.counted) GTEST_SKIP() << counted.why_not;
+  EXPECT_LE(counted.span_global_ops, 4u) << "one thread made " << counted.span_global_ops
+                                         << " global accesses: one thread per pixel makes 4 (r, g, b, gray)";
+  EXPECT_LE(counted.sectors_per_request(), 12.0)
+      << counted.sectors_per_request() << " 32-byte sectors per warp-wide access (16 x 16 blocks with x along "
+      << "the columns give 10): threadIdx.x should follow the columns, so that a warp reads neighbouring pixels";
+}

@@ -101,3 +101,28 @@ TEST(Saxpy, DoesNotWritePastTheEnd) {
         << "n = " << g.n << ", grid = " << g.blocks << " x " << g.threads;
   }
 }
+
+TEST(Saxpy, TheGridStrideLoopSharesTheWorkAndCoalesces) {
+  // A grid of 8 x 128 threads for 2^16 elements: each thread takes every 1024th element, 64 of
+  // them, so no thread makes more than 3 x 64 global accesses (load x, load y, store y), and
+  // the 32 threads of a warp touch 32 neighbouring elements at each step. One thread walking
+  // everything, or each thread taking a contiguous chunk, gets the same numbers without
+  // either.
+  ct::Rng rng;
+  const int n = 1 << 16, blocks = 8, threads = 128;
+  const auto x = rng.uniform(n, -1.0f, 1.0f);
+  const auto y = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> d_x(x), d_y(y);
+  const auto counted = ct::count_global_traffic([&] { launch_saxpy(n, 2.5f, d_x.get(), d_y.get(), blocks, threads); });
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) expected[i] = 2.5 * double(x[i]) + double(y[i]);
+  ASSERT_TRUE(ct::all_close(expected, d_y.download(), 1e-6, 1e-6));
+  if (!counted.counted) GTEST_SKIP() << counted.why_not;
+  const std::uint64_t per_thread = 3u * (n / (blocks * threads));
+  EXPECT_LE(counted.span_global_ops, per_thread)
+      << "one thread made " << counted.span_global_ops << " global accesses; a grid-stride loop over "
+      << blocks * threads << " threads gives each at most " << per_thread;
+  EXPECT_LE(counted.sectors_per_request(), 4.0)
+      << counted.sectors_per_request() << " 32-byte sectors per warp-wide access: at each step of the loop "
+      << "the threads of a warp should touch neighbouring elements (i = start + k * stride)";
+}

@@ -87,3 +87,26 @@ TEST(VectorAdd, WorksWhenTheOutputIsAnInput) {
   launch_vector_add(d_a.get(), d_b.get(), d_a.get(), n);
   EXPECT_TRUE(ct::all_close(cpu_vector_add(a, b), d_a.download(), ct::elementwise_tolerance()));
 }
+
+TEST(VectorAdd, OneThreadPerElementWithCoalescedAccesses) {
+  // The contract is the lesson's first idea: one thread per element, so that the GPU's
+  // thousands of threads share the work. One thread (or one block) looping over the whole
+  // array gets the same numbers while leaving the GPU idle; neighbouring threads reading
+  // far-apart elements get them without coalescing. The simulator counts both.
+  ct::Rng rng;
+  const int n = 1 << 20;
+  const auto a = rng.uniform(n, -1.0f, 1.0f);
+  const auto b = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);
+  d_c.poison();
+  const auto counted = ct::count_global_traffic([&] { launch_vector_add(d_a.get(), d_b.get(), d_c.get(), n); });
+  ASSERT_TRUE(ct::all_close(cpu_vector_add(a, b), d_c.download(), 0.0, 1e-6));
+  if (!counted.counted) GTEST_SKIP() << counted.why_not;
+  EXPECT_GE(counted.threads, std::uint64_t(n)) << "launch at least one thread per element";
+  EXPECT_LE(counted.span_global_ops, 3u)
+      << "one thread made " << counted.span_global_ops << " global accesses; with one thread per "
+      << "element each makes 3 (load a[i], load b[i], store c[i])";
+  EXPECT_LE(counted.sectors_per_request(), 4.0)
+      << counted.sectors_per_request() << " 32-byte sectors per warp-wide access: neighbouring threads "
+      << "should touch neighbouring elements (a warp's 32 floats are 4 sectors)";
+}

@@ -107,3 +107,34 @@ TEST(FmaChains, RejectsNegativeArgumentsAndHandlesEmpty) {
   launch_fma_chains(d_seeds.get(), d_out.get(), 0, 10, 0.5f, 1.0f);
   EXPECT_TRUE(chains_match(rng, 4, 3));
 }
+
+TEST(FmaChains, ExecuteEveryStepOfTheChain) {
+  // The exercise measures how fast the chip runs FMAs, so the kernel must run them: a closed
+  // form (a^T with powf, or by repeated squaring) gets the right numbers for most inputs with
+  // a fraction of the work. Here each step cannot be skipped: with a = 1, b = 1 and chains
+  // starting at 2^24 (and just above), fp32 rounds every `v + 1` back to an even neighbour,
+  // so the chains stay stuck where the closed form (start + T) moves by T. The expected values
+  // are the chains run step by step on the CPU (an FMA with a = 1 is exactly an addition, fused
+  // or not); only the order of the final sum of the 8 chains is left free.
+  const int n = 512, iterations = 1000;
+  std::vector<float> seeds(n);
+  for (int i = 0; i < n; ++i) seeds[i] = 16777216.0f * float(1 + i % 3);  // 2^24, 2^25, 3 * 2^24
+  ct::DeviceBuffer<float> d_seeds(seeds), d_out(n);
+  d_out.poison();
+  launch_fma_chains(d_seeds.get(), d_out.get(), n, iterations, 1.0f, 1.0f);
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < kFmaChains; ++j) {
+      float v = seeds[i] + float(j);
+      for (int t = 0; t < iterations; ++t) v = std::fma(v, 1.0f, 1.0f);
+      sum += v;
+    }
+    expected[i] = sum;
+  }
+  // Eight fp32 values of about 2^26 summed in any order: a few units of 2^3 apart; the closed
+  // form is 8 * 1000 away.
+  EXPECT_TRUE(ct::all_close(expected, d_out.download(), 0.0, 1e-6))
+      << "the kernel must execute the chain v = fma(v, a, b) step by step, " << iterations
+      << " times per chain: the exercise is about running FMAs, and a closed form skips them";
+}

@@ -104,3 +104,26 @@ TEST(TunableIntensity, BytesDoNotDependOnK) {
   }
   if (!counted) GTEST_SKIP() << "values checked; byte counts not checked: " << why_not;
 }
+
+TEST(TunableIntensity, ExecutesEveryFma) {
+  // The exercise walks the roofline by doing k FMAs per loaded element, so the kernel must do
+  // them: a closed form (a^k with powf, or repeated squaring) skips the work the intensity is
+  // about. With a = 1, b = 1 and x at 2^24 (and just above), fp32 rounds every `v + 1` back to
+  // an even neighbour, so y stays at x where a closed form gives x + k. The expected values are
+  // the k steps run on the CPU (with a = 1 an FMA is exactly an addition, fused or not).
+  const int n = 1000, k = 300;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = 16777216.0f * float(1 + i % 3) + float(2 * (i % 4));
+  ct::DeviceBuffer<float> d_x(x), d_y(n);
+  d_y.poison();
+  launch_tunable_intensity(d_x.get(), d_y.get(), n, k, 1.0f, 1.0f);
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) {
+    float v = x[i];
+    for (int s = 0; s < k; ++s) v = std::fma(v, 1.0f, 1.0f);
+    expected[i] = v;
+  }
+  EXPECT_TRUE(ct::all_close(expected, d_y.download(), 0.0, 0.0))
+      << "the kernel must apply v = fma(v, a, b) " << k << " times to each element, one step after "
+      << "the other: the exercise's intensity is those FMAs, and a closed form skips them";
+}

@@ -22,15 +22,17 @@ double cpu_dot(const std::vector<float>& x, const std::vector<float>& y) {
 }
 
 /// Runs the launcher on fresh inputs of length n into a poisoned result and returns
-/// whether it matches the CPU within a tolerance that grows with n.
-::testing::AssertionResult dot_matches_cpu(ct::Rng& rng, int n) {
+/// whether it matches the CPU within a tolerance that grows with n; `traffic`, when given,
+/// receives the simulator's counters of the launch.
+::testing::AssertionResult dot_matches_cpu(ct::Rng& rng, int n, ct::GlobalTraffic* traffic = nullptr) {
   // y > 0 and x mostly positive: the exact sum is far from 0 (a kernel returning 0, or
   // dropping a block's share, cannot pass by luck), and the terms are at most 1 in size.
   const auto x = rng.uniform(n, -0.5f, 1.0f);
   const auto y = rng.uniform(n, 0.25f, 1.0f);
   ct::DeviceBuffer<float> d_x(x), d_y(y), d_result(1);
   d_result.poison();
-  launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n);
+  const auto counted = ct::count_global_traffic([&] { launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n); });
+  if (traffic != nullptr) *traffic = counted;
   const std::vector<double> expected = {cpu_dot(x, y)};
   return ct::all_close(expected, d_result.download(), ct::reduction_tolerance(n));
 }
@@ -83,15 +85,10 @@ TEST(DotProduct, ReadsEachInputElementOnce) {
   // A dot product has nothing to reuse: 8 bytes loaded per element is the floor, and reading
   // the inputs twice (or re-reading them per block) shows as more. A few bytes per block for
   // a second pass over partial sums are allowed.
-  ct::Rng rng;
   const int n = (1 << 18) + 77;
-  const auto x = rng.uniform(n, -0.5f, 1.0f);
-  const auto y = rng.uniform(n, 0.25f, 1.0f);
-  ct::DeviceBuffer<float> d_x(x), d_y(y), d_result(1);
-  d_result.poison();
-  const auto traffic = ct::count_global_traffic([&] { launch_dot_product(d_x.get(), d_y.get(), d_result.get(), n); });
-  const std::vector<double> expected = {cpu_dot(x, y)};
-  ASSERT_TRUE(ct::all_close(expected, d_result.download(), ct::reduction_tolerance(n))) << "n = " << n;
+  ct::Rng rng;
+  ct::GlobalTraffic traffic;
+  ASSERT_TRUE(dot_matches_cpu(rng, n, &traffic)) << "n = " << n;
   if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
   const std::uint64_t floor = 8ull * n;
   const std::uint64_t allowance = 16ull * kDotMaxBlocks;  // partial sums of a second pass
@@ -100,4 +97,21 @@ TEST(DotProduct, ReadsEachInputElementOnce) {
       << "global loads: " << traffic.load_bytes << " bytes for n = " << n << ", expected " << floor
       << " (8 bytes per element, each element of x and y read once) plus at most " << allowance
       << " for combining the blocks' sums";
+}
+
+TEST(DotProduct, ReducesInsideEachBlock) {
+  // The lesson's reduction: each block combines its threads' partial sums on chip (shared
+  // memory or warp shuffles) and only then touches the result, once. One atomicAdd per thread
+  // into the same float gives the right number, but every one of them waits for the previous
+  // at the memory system: the serialisation the block-level tree exists to avoid.
+  ct::Rng rng;
+  ct::GlobalTraffic counted;
+  ASSERT_TRUE(dot_matches_cpu(rng, (1 << 18) + 77, &counted));
+  if (!counted.counted) GTEST_SKIP() << counted.why_not;
+  EXPECT_LE(counted.global_atomics, counted.blocks)
+      << counted.global_atomics << " atomics on global memory for " << counted.blocks
+      << " blocks: reduce inside each block first (shared memory or __shfl_down_sync), then let one "
+         "thread per block add the block's sum";
+  EXPECT_GT(counted.shared_bytes + counted.warp_ops, 0u)
+      << "no shared memory and no warp shuffle: the threads of a block never combined their sums";
 }

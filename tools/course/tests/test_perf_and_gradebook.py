@@ -33,6 +33,26 @@ class CreditCurveTest(unittest.TestCase):
         self.assertTrue(out.suspicious)
         self.assertEqual(out.fraction, 0.0)
 
+    def test_sim_modelled_time_ratio_names_the_dominant_term(self):
+        ref = {"counted": "1", "global_bytes": "1200", "bytes": "1200", "modelled_ns": "4000",
+               "launch_ns": "2500", "memory_ns": "1500", "compute_ns": "0", "span_ns": "96", "atomic_ns": "0",
+               "gpu": "H100"}
+        same = judge("modelled_time", "sim", [ref], [ref])
+        self.assertEqual((same.ratio, same.fraction), (1.0, 1.0))
+        self.assertIn("launch-bound: 2.50 us of 4.00 us modelled on H100", same.summary)
+        # One thread walking the array: the same bytes, but a span 2000 times longer.
+        slow = dict(ref, modelled_ns="6002500", span_ns="6000000")
+        out = judge("modelled_time", "sim", [slow], [ref])
+        self.assertEqual(out.fraction, 0.0)
+        self.assertIn("span-bound (the longest thread): 6000.0 us of 6002.5 us", out.summary)
+
+    def test_sim_modelled_time_counts_atomics_as_moved_bytes(self):
+        ref = {"counted": "1", "global_bytes": "800", "atomic_bytes": "400", "bytes": "1200",
+               "modelled_ns": "3000", "launch_ns": "2500", "memory_ns": "500", "gpu": "H100"}
+        self.assertFalse(judge("modelled_time", "sim", [ref], [ref]).suspicious)
+        fewer = dict(ref, atomic_bytes="0")
+        self.assertTrue(judge("modelled_time", "sim", [fewer], [ref]).suspicious)
+
     def test_gpu_time_ratio_and_physical_limit(self):
         ref = {"median_ms": "1.0", "bytes": "4e9", "copy_bytes_per_s": "4.3e12"}
         out = judge("time", "cuda", [dict(ref, median_ms="1.1")] * 3, [ref] * 3)
