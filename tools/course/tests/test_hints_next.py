@@ -114,11 +114,16 @@ class HintFiles(unittest.TestCase):
                                      "%s hint %d reads like code: %s" % (ex.key, level.number, line))
 
 
-class HintCommand(unittest.TestCase):
+class FakeCourseTest(unittest.TestCase):
+    """Each test in a fresh fake course (its own build/ state)."""
+
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="course-hints-")
+        self.root = tempfile.mkdtemp(prefix="course-learner-")
         self.addCleanup(shutil.rmtree, self.root, True)
         fake_course(self.root)
+
+
+class HintCommand(FakeCourseTest):
 
     def test_each_call_shows_the_next_level_and_the_last_one_stays(self):
         shown = [call(show_hint, self.root, "00/vector_add") for _ in range(4)]
@@ -159,11 +164,7 @@ class HintCommand(unittest.TestCase):
             self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
 
 
-class NextExercise(unittest.TestCase):
-    def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="course-next-")
-        self.addCleanup(shutil.rmtree, self.root, True)
-        fake_course(self.root)
+class NextExercise(FakeCourseTest):
 
     def test_the_exercises_come_from_the_lessons_cmake_files_in_order(self):
         self.assertEqual([ex.key for ex in course_exercises(self.root)],
