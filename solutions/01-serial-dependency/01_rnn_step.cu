@@ -49,9 +49,9 @@ void launch_rnn_sequence(const RnnLayer& layer, const float* x, const float* h0,
   const int threads = 128;
   const dim3 grid((layer.hidden - 1) / threads + 1, batch);
   // BEGIN YOUR CODE
-  // TODO(student): the chain: `steps` checked launches of rnn_step_kernel on `stream`, step t
-  //                reading x[t] and the previous state (h0 for t = 0) and writing hs[t] (about 7
-  //                lines)
+  // TODO(student): the chain: `steps` checked launches of rnn_step_kernel on `stream`, step
+  //                t reading x[t] and the previous state (h0 for t = 0) and writing hs[t]
+  //                (about 7 lines)
   const size_t state = static_cast<size_t>(batch) * layer.hidden;  // floats of one h[t]
   const size_t inputs = static_cast<size_t>(batch) * layer.input;  // floats of one x[t]
   for (int t = 0; t < steps; ++t) {
