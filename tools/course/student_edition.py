@@ -1,8 +1,9 @@
 """``./course export-student DIR``: the student edition of the course.
 
 A copy of the files git tracks (every file, outside a git checkout), without ``solutions/``
-(which also holds the written questions' answers) and without the hint levels marked
-``(hidden)``. Its ``./course test``, ``list``, ``next`` and ``hint`` work as in the full
+(which also holds the written questions' answers), without the grader's planted submissions
+(``autograder/submissions/``: made from solutions/ at test time) and without the hint levels
+marked ``(hidden)``. Its ``./course test``, ``list``, ``next`` and ``hint`` work as in the full
 course; ``./course grade`` grades correctness only (performance is compared with the
 reference solutions, which only the instructor's copy has)."""
 import os
@@ -10,10 +11,11 @@ import shutil
 import subprocess
 from typing import List, Tuple
 
+from . import ui
 from .errors import CourseError, FAILURE
 from .hints import HINTS_DIR, strip_hidden
 
-LEFT_OUT = ("solutions",)
+LEFT_OUT = ("solutions", "autograder/submissions")
 # Outside a git checkout: what a build or an editor leaves behind, never course content.
 _UNTRACKED = {".git", "build", ".cache", "__pycache__", ".whl", ".gl", ".gtest-carry"}
 
@@ -30,6 +32,13 @@ def course_files(root: str) -> Tuple[List[str], str]:
         if proc.returncode == 0 and top.returncode == 0 and \
                 os.path.realpath(top.stdout.strip()) == os.path.realpath(root):
             names = [n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
+            untracked = subprocess.run(["git", "-C", root, "ls-files", "--others", "--exclude-standard"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+            left = [n for n in untracked.stdout.splitlines() if n and not is_left_out(n)]
+            if left:
+                # An instructor who wrote a new hint file and forgot `git add` should hear of it.
+                ui.warn("%d files git does not track are not in the edition (git add them first), e.g. %s"
+                        % (len(left), ", ".join(left[:3])))
             return [n for n in names if os.path.lexists(os.path.join(root, n))], "the files git tracks"
     except OSError:
         pass
@@ -43,7 +52,8 @@ def course_files(root: str) -> Tuple[List[str], str]:
 
 
 def is_left_out(rel: str) -> bool:
-    return rel.replace(os.sep, "/").split("/")[0] in LEFT_OUT
+    rel = rel.replace(os.sep, "/")
+    return any(rel == top or rel.startswith(top + "/") for top in LEFT_OUT)
 
 
 def is_hints_file(rel: str) -> bool:
@@ -90,7 +100,7 @@ def export_student(root: str, dest: str) -> int:
         else:
             shutil.copy2(src, dst)
         copied += 1
-    print("wrote the student edition to %s: %d files from %s, without solutions/ (%d files left out); "
+    print("wrote the student edition to %s: %d files from %s, without solutions/ and autograder/submissions/ (%d files left out); "
           "hidden hint levels removed from %d hint files" % (dest, copied, origin, left_out, hidden))
     print("its ./course test, list, next and hint work as here; ./course grade grades correctness only. "
           "Publish it as the class repository: cd %s && git init && git add -A && git commit -m 'student edition'"

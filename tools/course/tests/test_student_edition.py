@@ -53,8 +53,10 @@ class StudentEdition(unittest.TestCase):
         self.assertEqual(self.export_status, 0, self.export_output)
         self.assertIn("without solutions/", self.export_output)
 
-    def test_no_solutions_and_no_answers(self):
+    def test_no_solutions_no_answers_and_no_planted_submissions(self):
         self.assertFalse(os.path.exists(os.path.join(self.edition, "solutions")))
+        self.assertFalse(os.path.exists(os.path.join(self.edition, "autograder", "submissions")))
+        self.assertTrue(os.path.isdir(os.path.join(self.edition, "autograder", "tests")))
         for dirpath, _, filenames in os.walk(self.edition):
             self.assertNotIn("answers.md", filenames, dirpath)
 
