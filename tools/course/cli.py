@@ -17,7 +17,7 @@ The course's command line: builds what it needs on first use, then
                            (--stats: memory traffic per kernel; --check: memcheck, racecheck)
   profile FILE.cu [...]    per-kernel traffic, intensity and roofline times on named GPUs
   test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/), then say what is next
-  hint NN/NAME             tiered hints for one exercise: a nudge first, the approach last
+  hint [NN/NAME]           tiered hints for one exercise (default: the next): a nudge first, the approach last
                            (--level K, --reset)
   next                     the next unfinished exercise: its file and its lesson section
   grade                    the autograder (default submission: exercises/)
@@ -111,7 +111,9 @@ def build_parser() -> OneLineParser:
                                       "further call the next level, the last level the approach (never the "
                                       "code). The hints are lessons/NN-x/hints/<exercise>.md; what you have "
                                       "seen is kept in build/hints_seen.json.")
-    hint.add_argument("selector", metavar="NN/NAME", help="the exercise, e.g. 00/vector_add")
+    _backend_option(hint, argparse.SUPPRESS)
+    hint.add_argument("selector", nargs="?", metavar="NN/NAME",
+                      help="the exercise, e.g. 00/vector_add (default: the one ./course next names)")
     hint.add_argument("--level", metavar="K", type=int, help="show level K (1 is the first)")
     hint.add_argument("--reset", action="store_true", help="forget the levels seen: the next call shows level 1")
     hint.add_argument("--show-hidden", action="store_true", help=argparse.SUPPRESS)   # instructors' preview
@@ -297,7 +299,9 @@ def dispatch(args: argparse.Namespace) -> int:
         from .hints import show_hint
         if args.level is not None and args.level < 1:
             raise CourseError("--level must be 1 or more")
-        return show_hint(ROOT, args.selector, args.level, args.reset, args.show_hidden)
+        from .backend import resolve_backend
+        backend = None if args.selector else resolve_backend(args.backend)   # no exercise: the next one
+        return show_hint(ROOT, args.selector, args.level, args.reset, args.show_hidden, backend=backend)
     if args.command == "next":
         from .backend import resolve_backend
         from .learner import show_next

@@ -110,9 +110,17 @@ def resolve_exercise(root: str, selector: str) -> Exercise:
     return select_exercises(manifest, selector)[0]
 
 
-def show_hint(root: str, selector: str, level: Optional[int] = None, reset: bool = False,
-              show_hidden: bool = False) -> int:
-    ex = resolve_exercise(root, selector)
+def show_hint(root: str, selector: Optional[str], level: Optional[int] = None, reset: bool = False,
+              show_hidden: bool = False, backend: Optional[str] = None) -> int:
+    """Without ``selector``: the exercise ``./course next`` names on ``backend``."""
+    if selector:
+        ex = resolve_exercise(root, selector)
+    else:
+        from .learner import next_exercise
+        ex = next_exercise(root, backend or "sim")
+        if ex is None:
+            print("every exercise passes; name one for its hints, e.g. ./course hint 00/vector_add")
+            return 0
     short = "%s/%s" % (ex.lesson_number, ex.name)
     if reset:
         record_hint_seen(root, ex.key, 0)

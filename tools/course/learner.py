@@ -126,11 +126,15 @@ def next_line(root: str, backend: str, state: Dict[str, dict], prefer: Optional[
     return "next: %s (%s); read %s; stuck? ./course hint %s/%s" % (ex.key, path, where, ex.lesson_number, ex.name)
 
 
+def next_exercise(root: str, backend: str) -> Optional[Exercise]:
+    """The first exercise not passed in the last ``./course test`` on ``backend``."""
+    return next_unfinished(course_exercises(root), load_state(os.path.join(root, "build", backend)))
+
+
 def show_next(root: str, backend: str) -> int:
     """``./course next``: the next unfinished exercise, its file and its lesson section."""
-    exercises = course_exercises(root)
     state = load_state(os.path.join(root, "build", backend))
-    ex = next_unfinished(exercises, state)
+    ex = next_unfinished(course_exercises(root), state)
     if ex is None:
         print("every exercise passes on the %s backend (state from the last ./course test); "
               "see your grade with ./course grade" % backend)

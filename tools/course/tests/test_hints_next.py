@@ -208,6 +208,14 @@ class NextExercise(FakeCourseTest):
         self.assertIn("./course test 00/saxpy", text)
         self.assertIn("00-gpu-vs-cpu/vector_add", call(show_next, self.root, "cuda"))   # no state there
 
+    def test_hint_without_an_exercise_is_for_the_next_one(self):
+        self.assertIn("for 00-gpu-vs-cpu/vector_add", call(show_hint, self.root, None, backend="sim"))
+        state_dir = os.path.join(self.root, "build", "sim")
+        os.makedirs(state_dir)
+        with open(os.path.join(state_dir, "course_state.json"), "w") as f:
+            json.dump({"exercises": {ex.key: {"status": "passed"} for ex in course_exercises(self.root)}}, f)
+        self.assertIn("every exercise passes", call(show_hint, self.root, None, backend="sim"))
+
     def test_cli_next_runs_without_a_build(self):
         proc = run_cli("--backend", "sim", "next")
         self.assertEqual(proc.returncode, 0, proc.stderr)
