@@ -397,7 +397,8 @@ class CorrectnessOnlyReference(Reference):
     """A copy of the course without solutions/ and without a sealed reference (a student
     edition): the submission's own test program supplies the test list, there is no object
     baseline to judge its object by, and performance, a comparison with the reference, is not
-    graded. Advisory only: the instructor grades with the reference."""
+    graded. Advisory only: the instructor grades with the reference. (Listing the tests runs
+    the student's own program outside the sandbox, as ./course test does on the same machine.)"""
     correctness_only = True
     WARNING = ("this copy of the course has no reference solutions (a student edition): grading correctness "
                "only; performance grading needs the instructor's copy")

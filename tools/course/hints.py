@@ -74,6 +74,11 @@ def parse_hints(text: str, path: str = "hints") -> Hints:
     return hints
 
 
+def has_hidden(text: str) -> bool:
+    matches = (_LEVEL.match(line) for line in text.splitlines())
+    return any(m is not None and m.group(2) for m in matches)
+
+
 def strip_hidden(text: str) -> str:
     """The hints file without its hidden levels (for the student edition); the rest verbatim."""
     out, keep = [], True

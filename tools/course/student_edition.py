@@ -13,7 +13,7 @@ from typing import List, Tuple
 
 from . import ui
 from .errors import CourseError, FAILURE
-from .hints import HINTS_DIR, strip_hidden
+from .hints import HINTS_DIR, has_hidden, strip_hidden
 
 LEFT_OUT = ("solutions", "autograder/submissions")
 # Outside a git checkout: what a build or an editor leaves behind, never course content.
@@ -92,10 +92,9 @@ def export_student(root: str, dest: str) -> int:
         elif is_hints_file(rel):
             with open(src, encoding="utf-8") as f:
                 text = f.read()
-            stripped = strip_hidden(text)
-            hidden += text.count("\n") - stripped.count("\n") > 0
+            hidden += has_hidden(text)
             with open(dst, "w", encoding="utf-8") as f:
-                f.write(stripped)
+                f.write(strip_hidden(text))
             shutil.copymode(src, dst)
         else:
             shutil.copy2(src, dst)
