@@ -23,9 +23,9 @@ __global__ void rnn_step_kernel(RnnLayer layer, const float* x_t, const float* h
                                 float* h_next) {
   // The grid's x dimension covers the hidden units, its y dimension the sequences.
   // BEGIN YOUR CODE
-  // TODO(student): with i = blockIdx.x * blockDim.x + threadIdx.x and s = blockIdx.y: if unit i
-  //                exists, write tanh(b[i] + (row i of W)·h_prev[s] + (row i of U)·x_t[s]) to
-  //                h_next[s][i] (about 12 lines)
+  // TODO(student): unit i = blockIdx.x * blockDim.x + threadIdx.x of sequence s = blockIdx.y:
+  //                h_next[s][i] = tanh(W·h_prev[s] + U·x_t[s] + b) in row i, for the units that
+  //                exist (about 12 lines)
   // END YOUR CODE
 }
 
@@ -38,9 +38,8 @@ void launch_rnn_sequence(const RnnLayer& layer, const float* x, const float* h0,
   const int threads = 128;
   const dim3 grid((layer.hidden - 1) / threads + 1, batch);
   // BEGIN YOUR CODE
-  // TODO(student): for each step t, launch rnn_step_kernel<<<grid, threads, 0, stream>>> on
-  //                x[t], the previous state (h0 for t = 0, else hs[t-1]) and hs[t], and check
-  //                the launch; one x[t] is batch * input floats, one h[t] batch * hidden
+  // TODO(student): the chain: `steps` checked launches of rnn_step_kernel on `stream`, step
+  //                t reading x[t] and the previous state (h0 for t = 0) and writing hs[t]
   //                (about 7 lines)
   // END YOUR CODE
 }

@@ -53,13 +53,9 @@ __device__ Affine compose(Affine first, Affine then) {
 /// call it (it contains barriers).
 __device__ Affine block_exclusive_scan(Affine mine, Affine* total) {
   // BEGIN YOUR CODE
-  // TODO(student): (1) inclusive scan inside the warp with __shfl_up_sync (offsets 1, 2, 4, 8,
-  //                16; combine with the map from `offset` lanes below: compose(theirs, mine));
-  //                (2) lane 31 stores its warp's map in __shared__ arrays of kWarps floats;
-  //                barrier; (3) the warp's prefix = compose of warps 0..warp-1, *total =
-  //                compose of all warps; (4) this thread's exclusive map = compose(warp prefix,
-  //                inclusive map of the lane below, identity for lane 0); barrier before
-  //                returning, so the next call may reuse the shared arrays (about 30 lines)
+  // TODO(student): the exclusive scan the contract above describes, for kWarps warps: within each
+  //                warp with shuffles, across the warps through shared memory; safe to call again
+  //                right after (about 30 lines)
   *total = mine;  // placeholder: wrong for any block of more than one thread
   return Affine{1.0f, 0.0f};
   // END YOUR CODE
@@ -109,11 +105,8 @@ __global__ void tile_carries_kernel(const float* tile_a, const float* tile_b, in
 __global__ void tile_apply_kernel(const float* a, const float* b, int n, const float* carry,
                                   float* h) {
   // BEGIN YOUR CODE
-  // TODO(student): load this thread's kItems consecutive (a, b) pairs (those < n) into registers
-  //                and compose them; thread 0 loads carry[blockIdx.x] into a __shared__ float;
-  //                exclusive block scan (its barrier also publishes that float); the state
-  //                entering this thread's elements is the prefix applied to it; walk the
-  //                elements, writing h (about 22 lines)
+  // TODO(student): h for this block's tile, starting from the state carry[blockIdx.x] entering it,
+  //                reading each a and b once (about 22 lines)
   // END YOUR CODE
 }
 

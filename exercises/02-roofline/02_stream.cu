@@ -62,10 +62,8 @@ template <StreamOp kOp>
 __global__ void stream_kernel(const float* x, const float* y, float* out, float s, long long n,
                               long long head, long long vectors) {
   // BEGIN YOUR CODE
-  // TODO(student): three grid-stride loops over this thread's share: the scalar head
-  //                [0, head), the float4 body (reinterpret x + head, y + head and out + head
-  //                as float4 pointers; y only when kReadsY<kOp>), the scalar tail after
-  //                head + 4 * vectors. stream_scalar and stream_vector do the arithmetic.
+  // TODO(student): out = op(x, y) over the head, the float4 body and the tail described above, each
+  //                with a grid-stride loop; stream_scalar and stream_vector do the arithmetic
   //                (about 12 lines)
   // END YOUR CODE
 }

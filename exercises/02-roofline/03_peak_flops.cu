@@ -26,10 +26,8 @@
 __global__ void fma_chains_kernel(const float* seeds, float* out, int n, int iterations,
                                   float a, float b) {
   // BEGIN YOUR CODE
-  // TODO(student): one thread per element (guard i < n); load seeds[i] once, keep
-  //                kFmaChains chains in a register array started at seed + j, step all of
-  //                them `iterations` times with fmaf(v, a, b), write the sum of the chains
-  //                (about 14 lines)
+  // TODO(student): one thread per element: kFmaChains independent chains of `iterations` fmaf(v, a,
+  //                b) steps, chain j starting at seeds[i] + j, their sum to out[i] (about 14 lines)
   // END YOUR CODE
 }
 

@@ -25,8 +25,8 @@
 __global__ void tunable_intensity_kernel(const float* x, float* y, int n, int k, float a,
                                          float b) {
   // BEGIN YOUR CODE
-  // TODO(student): a grid-stride loop over the elements: load x[i] once, apply
-  //                v = fmaf(v, a, b) k times, store y[i] once (about 7 lines)
+  // TODO(student): y[i] = x[i] after k fmaf(v, a, b) steps for every i < n, with any grid, each
+  //                element loaded once and stored once (about 7 lines)
   // END YOUR CODE
 }
 

@@ -26,11 +26,8 @@ __global__ void dot_product_kernel(const float* x, const float* y, float* result
   __shared__ float partial[kDotThreads];
   const int tid = threadIdx.x;
   // BEGIN YOUR CODE
-  // TODO(student): (1) sum this thread's x[i] * y[i] over a grid-stride loop and put it in
-  //                partial[tid]; (2) halve the active threads in shared memory, with a
-  //                __syncthreads() after each step, until 32 sums are left; (3) let the first
-  //                warp add them with __shfl_down_sync and lane 0 atomicAdd the block's sum
-  //                into *result (about 20 lines)
+  // TODO(student): add this block's share of x·y into *result: a sum per thread, a shared-memory
+  //                tree down to one warp, warp shuffles, one atomicAdd per block (about 20 lines)
   // END YOUR CODE
 }
 

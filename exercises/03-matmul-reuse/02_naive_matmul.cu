@@ -24,9 +24,9 @@
 
 __global__ void naive_matmul_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
   // BEGIN YOUR CODE
-  // TODO(student): compute this thread's row and column of C (x along a row, so that a warp
-  //                reads consecutive elements of B), return if outside C, and write the dot
-  //                product of row `row` of A and column `col` of B (about 8 lines)
+  // TODO(student): this thread's element of C, the dot product of its row of A and its
+  //                column of B; x runs along a row of C, so that a warp reads consecutive
+  //                elements of B (about 8 lines)
   // END YOUR CODE
 }
 

@@ -33,10 +33,9 @@ __global__ void tiled_matmul_kernel(const float* A, const float* B, float* C, in
   float sum = 0.0f;
   for (int k0 = 0; k0 < K; k0 += TILE) {
     // BEGIN YOUR CODE
-    // TODO(student): load one element of the A tile (row, k0 + tx) and one of the B tile
-    //                (k0 + ty, col) into shared memory, 0 outside the matrices; wait; add the
-    //                TILE products of row ty of tile_a and column tx of tile_b to sum; wait
-    //                again before the next step overwrites the tiles (about 9 lines)
+    // TODO(student): this step's T x T tiles of A and B into shared memory (0 outside the
+    //                matrices), their products added to sum, with the barriers that make both safe
+    //                (about 9 lines)
     // END YOUR CODE
   }
   if (row < M && col < N) C[static_cast<long long>(row) * N + col] = sum;

@@ -45,12 +45,9 @@ register_tiled_matmul_kernel(const float* A, const float* B, float* C, int M, in
   float acc[kRtTM][kRtTN] = {};
   for (int k0 = 0; k0 < K; k0 += kRtBK) {
     // BEGIN YOUR CODE
-    // TODO(student): stage the A slice transposed (tile_a[k][row]) and the B slice in shared
-    //                memory, 4 floats per thread at (a_row, a_k) and (b_k, b_col), with one
-    //                float4 load when vector_a / vector_b say it is safe and 4 guarded scalar
-    //                loads otherwise, 0 outside the matrices; wait; for each k of the slice load
-    //                kRtTM values of A and kRtTN of B into registers and add their outer product
-    //                to acc; wait again (about 35 lines)
+    // TODO(student): stage this k-slice of A (transposed: tile_a[k][row]) and of B in shared
+    //                memory, float4 loads where vector_a / vector_b allow, 0 outside the matrices;
+    //                add the slice's outer products to acc (about 35 lines)
     // END YOUR CODE
   }
   // BEGIN YOUR CODE

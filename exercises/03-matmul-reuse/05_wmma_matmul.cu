@@ -70,11 +70,8 @@ wmma_matmul_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int
     __syncthreads();  // the slices are complete before any warp loads fragments from them
 
     // BEGIN YOUR CODE
-    // TODO(student): for kk = 0 and 16: load this warp's 2 matrix_a fragments (rows
-    //                warp_row * 32 + 0 and + 16 of tile_a, column kk) and 2 matrix_b fragments
-    //                (row kk of tile_b, columns warp_col * 32 + 0 and + 16) with
-    //                wmma::load_matrix_sync, then wmma::mma_sync each of the 4 pairs into acc
-    //                (about 8 lines)
+    // TODO(student): this warp's 2 x 2 fragments of tile_a x tile_b (both 16-wide k steps of the
+    //                tiles) added into acc with wmma (about 8 lines)
     // END YOUR CODE
     __syncthreads();  // every warp is done with the slices before the next step overwrites them
   }

@@ -87,12 +87,9 @@ struct PrefetchRing::State {
 
 void PrefetchRing::State::worker_loop() {
   // BEGIN YOUR CODE
-  // TODO(student): loop: under the mutex, wait on slot_freed until stopping, or no batch is
-  //                left to read, or the slot of batch next_to_read is Free; return in the
-  //                first two cases; else claim b = next_to_read++ (slot state Filling, batch b,
-  //                no error). Then, without the lock, read_batch(b, slot), catching any
-  //                exception into an exception_ptr; under the lock store it and mark the slot
-  //                Ready; notify batch_ready (about 30 lines)
+  // TODO(student): the worker's loop: claim the next batch once its slot is Free, read it without
+  //                holding the lock, hand it (or its exception) to the consumer; return when
+  //                stopping or when no batch is left (about 30 lines)
   // END YOUR CODE
 }
 
@@ -137,10 +134,8 @@ PrefetchRing::~PrefetchRing() {
 bool PrefetchRing::next(Batch& batch) {
   [[maybe_unused]] State& s = *state_;
   // BEGIN YOUR CODE
-  // TODO(student): under the mutex: false when every batch has been handed out; else wait on
-  //                batch_ready until the slot of batch next_to_deliver is Ready with that
-  //                batch; rethrow its error if it has one; else mark it InUse, advance
-  //                next_to_deliver, fill in `batch` and return true (about 16 lines)
+  // TODO(student): the next batch in order, once it is Ready; rethrow its read error; false when
+  //                every batch has been handed out (about 16 lines)
   // END YOUR CODE
   return false;  // reached only by the untouched skeleton
 }
@@ -148,8 +143,8 @@ bool PrefetchRing::next(Batch& batch) {
 void PrefetchRing::release(const Batch& batch) {
   [[maybe_unused]] State& s = *state_;
   // BEGIN YOUR CODE
-  // TODO(student): under the mutex check that the slot is InUse with this batch (else throw
-  //                std::logic_error) and mark it Free; then notify slot_freed (about 9 lines)
+  // TODO(student): give the batch's slot back (std::logic_error if it is not a batch handed out and
+  //                not yet released) and wake the workers (about 9 lines)
   // END YOUR CODE
 }
 

@@ -122,12 +122,10 @@ void train_overlapped(const TrainConfig& config, const BatchSource& source, floa
   for (std::int64_t b = 0; b < config.batches; ++b) {
     [[maybe_unused]] const int s = static_cast<int>(b % depth);  // batch b's slot
     // BEGIN YOUR CODE
-    // TODO(student): make host slot s safe to refill (wait for the copy of batch b - depth:
-    //                cudaEventSynchronize on p.copied[s]), call source(b, p.host[s]); make the
-    //                copy stream wait for p.consumed[s] (cudaStreamWaitEvent), queue the copy
-    //                into p.device[s] on p.copy_stream and record p.copied[s]; make the compute
-    //                stream wait for p.copied[s], launch_train_step on p.compute_stream and
-    //                record p.consumed[s]. Never wait for the whole device (about 9 lines)
+    // TODO(student): batch b through slot s: fill host slot s from the source, copy it on
+    //                p.copy_stream, train on p.compute_stream, with the events p.copied /
+    //                p.consumed so that no slot is refilled before its last reader is done; never
+    //                wait for the whole device (about 9 lines)
     // END YOUR CODE
   }
   CUDA_CHECK(cudaStreamSynchronize(p.compute_stream));

@@ -26,10 +26,9 @@ double time_peer_copy(course::RankGroup& group, int from, int to, const void* sr
   CUDA_CHECK(cudaEventCreate(&stop));
   float ms = 0.0f;
   // BEGIN YOUR CODE
-  // TODO(student): order rank `from` after rank `to` (group.wait), record `start` on rank
-  //                `from`'s stream, queue `repeats` copies with group.put (char elements),
-  //                record `stop` on the same stream, wait for it, read the elapsed time into
-  //                `ms` (about 8 lines)
+  // TODO(student): time `repeats` copies of `bytes` from rank `from` to rank `to` with `start` and
+  //                `stop` on rank `from`'s stream, after the work queued on `to`; the elapsed time
+  //                into `ms` (about 8 lines)
   (void)to, (void)src, (void)dst, (void)bytes;
   // END YOUR CODE
   CUDA_CHECK(cudaEventDestroy(start));

@@ -50,18 +50,16 @@ void ring_allreduce(course::RankGroup& group, course::SymmetricBuffer<float>& da
   // chunk c of the vector is [course::part_of(count, n, c).begin, .end)
   auto chunk = [&](int c) { return course::part_of(count, n, ((c % n) + n) % n); };
   // BEGIN YOUR CODE
-  // TODO(student): reduce-scatter: for s in [0, n-1), for every rank r: put chunk (r - s) of
-  //                data.on(r) into scratch.on(next), then add_into it on rank next at the
-  //                chunk's offset. all-gather: for s in [0, n-1), for every rank r: put chunk
-  //                (r + 1 - s) of data.on(r) into the same place of data.on(next). Loop over
-  //                steps outside, ranks inside (about 16 lines)
+  // TODO(student): the ring: n - 1 reduce-scatter steps, then n - 1 all-gather steps; in each step
+  //                every rank sends one chunk to rank (r + 1) % n only, through scratch and
+  //                add_into (about 16 lines)
   (void)chunk;
   // END YOUR CODE
 }
 
 AllReduceBandwidth allreduce_bandwidth(double bytes, int ranks, double seconds) {
   // BEGIN YOUR CODE
-  // TODO(student): algbw = bytes / seconds; busbw = algbw * 2(n-1)/n (about 3 lines)
+  // TODO(student): algbw and busbw as nccl-tests define them (see the header) (about 3 lines)
   (void)bytes, (void)ranks, (void)seconds;
   return AllReduceBandwidth{0.0, 0.0};
   // END YOUR CODE

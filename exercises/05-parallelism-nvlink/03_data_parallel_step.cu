@@ -165,10 +165,9 @@ void data_parallel_train(course::RankGroup& group, const MlpShape& shape,
   course::SymmetricBuffer<float> grad(group, P), scratch(group, P);
   course::SymmetricBuffer<float> work(group, gradient_work_floats(shape, batch / n + 1));
   // BEGIN YOUR CODE
-  // TODO(student): for each step: on every rank r, mlp_gradient of its shard
-  //                (course::part_of(batch, n, r): x.on(r) + begin·inputs, t.on(r) +
-  //                begin·outputs, scale 1/batch) into grad.on(r); chain_allreduce(grad);
-  //                on every rank sgd_update(params.on(r), grad.on(r)) (about 12 lines)
+  // TODO(student): `steps` SGD steps: each rank's gradient of its shard of the batch
+  //                (course::part_of), one chain_allreduce of the gradients, the same sgd_update on
+  //                every rank (about 12 lines)
   (void)n, (void)steps, (void)lr;
   // END YOUR CODE
   group.synchronize();  // the temporary buffers are freed on return

@@ -95,10 +95,9 @@ void tensor_parallel_forward(course::RankGroup& group, const MlpShape& shape,
   course::SymmetricBuffer<float> h(group, static_cast<std::size_t>(batch) * max_slice);
   course::SymmetricBuffer<float> scratch(group, out_floats);
   // BEGIN YOUR CODE
-  // TODO(student): on every rank r with hs = part_of(shape.hidden, n, r).size(): the hidden
-  //                slice h.on(r) = linear(x, w1, b1, relu) with hs outputs, then the partial
-  //                output y.on(r) = linear(h, w2, no bias, no relu) with hs inputs; one
-  //                chain_allreduce of y; add_bias(b2) on every rank (about 10 lines)
+  // TODO(student): the forward pass with W1 column-parallel and W2 row-parallel (each rank's
+  //                slices as the header describes), one chain_allreduce of y, then b2
+  //                (about 10 lines)
   (void)w1, (void)b1, (void)w2, (void)h, (void)scratch;
   // END YOUR CODE
   group.synchronize();  // the temporary buffers are freed on return

@@ -26,9 +26,8 @@ std::vector<std::vector<PipeOp>> make_schedule(PipeKind kind, int stages, int mi
   if (stages < 1 || micro < 1) throw std::invalid_argument("make_schedule: need stages >= 1 and micro >= 1");
   std::vector<std::vector<PipeOp>> orders(stages);
   // BEGIN YOUR CODE
-  // TODO(student): GPipe: every stage F(0..m-1) then B(0..m-1). 1F1B: stage s runs
-  //                warm = min(p-1-s, m) forwards, then while forwards remain one F and one B,
-  //                then the remaining Bs (all in micro-batch order) (about 16 lines)
+  // TODO(student): each stage's order of F and B for GPipe and for 1F1B, in micro-batch order
+  //                (about 16 lines)
   (void)kind;
   // END YOUR CODE
   return orders;
@@ -46,12 +45,9 @@ PipeTimeline record_timeline(const std::vector<std::vector<PipeOp>>& orders, int
   // end times of F(i) and B(i) per stage, -1 while not run
   std::vector<std::vector<int>> f_end(p, std::vector<int>(m, -1)), b_end(p, std::vector<int>(m, -1));
   // BEGIN YOUR CODE
-  // TODO(student): repeatedly place, on every stage, its next operation whose dependency has
-  //                ended (start = max(stage free, dependency end)); stop when all are placed,
-  //                throw std::invalid_argument when a sweep places nothing. Then makespan,
-  //                bubble = 1 - busy / (p · makespan), and each stage's peak stash (+1 at each
-  //                F's start, -1 at each B's end; ends before starts at equal times)
-  //                (about 30 lines)
+  // TODO(student): place every stage's operations as early as their dependencies allow
+  //                (std::invalid_argument when the orders deadlock), then the makespan, the bubble
+  //                and each stage's peak stash as the header defines them (about 30 lines)
   (void)forward_time, (void)backward_time;
   // END YOUR CODE
   return timeline;

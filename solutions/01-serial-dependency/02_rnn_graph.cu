@@ -50,9 +50,8 @@ RnnGraph* rnn_graph_create(const RnnLayer& layer, const float* x, const float* h
   const int threads = 128;
   const dim3 grid((layer.hidden - 1) / threads + 1, batch);
   // BEGIN YOUR CODE
-  // TODO(student): begin capturing g->stream (cudaStreamCaptureModeGlobal), queue the same
-  //                `steps` launches as exercise 01 on it, end the capture into g->graph and
-  //                instantiate g->exec (flags 0); check every call (about 12 lines)
+  // TODO(student): record exercise 01's `steps` launches into g->graph by capturing g->stream, and
+  //                instantiate g->exec; check every call (about 12 lines)
   const size_t state = static_cast<size_t>(batch) * layer.hidden;  // floats of one h[t]
   const size_t inputs = static_cast<size_t>(batch) * layer.input;  // floats of one x[t]
   CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeGlobal));

@@ -26,12 +26,9 @@ __global__ void rnn_persistent_kernel(RnnLayer layer, const float* x, const floa
   // they swap, so one barrier per step is enough (nobody writes the copy others may still be
   // reading). The launcher gives the block 2 * hidden floats of dynamic shared memory.
   // BEGIN YOUR CODE
-  // TODO(student): declare `extern __shared__ float state[];`, with h = state,
-  //                h_next = state + hidden and s = blockIdx.x: load h0 of sequence s into h;
-  //                barrier; then for each step: every thread computes its hidden units i
-  //                (i = threadIdx.x, stride blockDim.x) as in exercise 01 from h and x[t][s],
-  //                writes them to h_next and to hs[t][s]; barrier; swap h and h_next
-  //                (about 25 lines)
+  // TODO(student): walk sequence s = blockIdx.x through all `steps` steps as in exercise 01, the
+  //                state h in the block's dynamic shared memory (2 * hidden floats, see above),
+  //                each step's output to hs[t][s] (about 25 lines)
   extern __shared__ float state[];
   float* h = state;
   float* h_next = state + layer.hidden;

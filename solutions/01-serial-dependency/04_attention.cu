@@ -35,11 +35,8 @@ __global__ void row_softmax_kernel(float* scores, int n, bool causal) {
   const int row = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
   if (row >= n) return;  // whole warps leave together: the shuffles below see full warps
   // BEGIN YOUR CODE
-  // TODO(student): with p = this row and valid = row + 1 if causal else n: (1) each lane takes
-  //                the max over its columns j = lane, lane + 32, ... < valid, then the warp
-  //                combines them with __shfl_xor_sync; (2) the same for the sum of
-  //                exp(p[j] - max); (3) write exp(p[j] - max) / sum for j < valid and 0 for
-  //                valid <= j < n (about 20 lines)
+  // TODO(student): softmax of row `row` in place, stable for scores in the hundreds, by this row's
+  //                warp; with `causal` the columns after `row` become exact zeros (about 20 lines)
   const int lane = threadIdx.x % 32;
   float* p = scores + static_cast<size_t>(row) * n;
   // With the causal mask row `row` keeps columns 0..row; the rest become exact zeros.
@@ -67,9 +64,9 @@ void launch_attention(cublasHandle_t handle, const float* q, const float* k, con
   cudaStream_t stream = nullptr;
   CUBLAS_CHECK(cublasGetStream(handle, &stream));
   // BEGIN YOUR CODE
-  // TODO(student): probs = Q K^T / sqrt(d) with cublasSgemm (see the comment at the top for the
-  //                column-major view), then row_softmax_kernel on `stream` (kWarpsPerBlock rows
-  //                per block), checked, then out = probs V with cublasSgemm (about 10 lines)
+  // TODO(student): out = softmax(Q K^T / sqrt(d)) V: two cublasSgemm calls (see the comment at the
+  //                top for the column-major view) around row_softmax_kernel on `stream`, every call
+  //                checked (about 10 lines)
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float zero = 0.0f, one = 1.0f;
   const int blocks = (n - 1) / kWarpsPerBlock + 1;

@@ -7,8 +7,8 @@ from typing import List, Optional
 from .backend import BACKEND_CHOICES
 from .errors import CourseError, USAGE_ERROR
 
-COMMANDS = ("run", "profile", "test", "grade", "grade-all", "selftest", "list", "roofline", "gpu-report",
-            "seal-reference")
+COMMANDS = ("run", "profile", "test", "hint", "next", "grade", "grade-all", "selftest", "list", "roofline",
+            "gpu-report", "seal-reference", "export-student")
 DESCRIPTION = """\
 The course's command line: builds what it needs on first use, then
 
@@ -16,10 +16,14 @@ The course's command line: builds what it needs on first use, then
                            compile one complete CUDA program and run it
                            (--stats: memory traffic per kernel; --check: memcheck, racecheck)
   profile FILE.cu [...]    per-kernel traffic, intensity and roofline times on named GPUs
-  test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/)
+  test [LESSON[/EXERCISE]] build and run the tests of your exercises (exercises/), then say what is next
+  hint [NN/NAME]           tiered hints for one exercise (default: the next): a nudge first, the approach last
+                           (--level K, --reset)
+  next                     the next unfinished exercise: its file and its lesson section
   grade                    the autograder (default submission: exercises/)
   grade-all DIR            grade every submission folder in DIR: gradebook.csv and reports
   seal-reference           build the grader's reference and drop its source text (an image without solutions/)
+  export-student DIR       the student edition: the course without solutions/ and hidden hints
   selftest                 the project's own test suite
   list                     lessons and exercises with your pass/fail state
   roofline                 lesson 02's kernels on a roofline: a table and a plot (PNG, SVG)
@@ -101,6 +105,32 @@ def build_parser() -> OneLineParser:
                                       "or 00-gpu-vs-cpu; EXERCISE is a name such as vector_add.")
     _backend_option(test, argparse.SUPPRESS)
     test.add_argument("selector", nargs="?", metavar="LESSON[/EXERCISE]")
+
+    hint = sub.add_parser("hint", help="tiered hints for one exercise",
+                          description="Show the next hint for one exercise: the first call a nudge, each "
+                                      "further call the next level, the last level the approach (never the "
+                                      "code). The hints are lessons/NN-x/hints/<exercise>.md; what you have "
+                                      "seen is kept in build/hints_seen.json.")
+    _backend_option(hint, argparse.SUPPRESS)
+    hint.add_argument("selector", nargs="?", metavar="NN/NAME",
+                      help="the exercise, e.g. 00/vector_add (default: the one ./course next names)")
+    hint.add_argument("--level", metavar="K", type=int, help="show level K (1 is the first)")
+    hint.add_argument("--reset", action="store_true", help="forget the levels seen: the next call shows level 1")
+    hint.add_argument("--show-hidden", action="store_true", help=argparse.SUPPRESS)   # instructors' preview
+
+    nxt = sub.add_parser("next", help="the next unfinished exercise and where its lesson explains it",
+                         description="Print the first exercise, in the course's order, that has not passed "
+                                     "in your last ./course test: the file to edit, the lesson section to "
+                                     "read, the commands to test it and to get a hint.")
+    _backend_option(nxt, argparse.SUPPRESS)
+
+    export = sub.add_parser("export-student", help="write the student edition of the course",
+                            description="Write a copy of the course for students to DIR: the files git tracks "
+                                        "(every file, outside a git checkout), without solutions/ and without "
+                                        "hint levels marked hidden. DIR must be new or empty, and outside the "
+                                        "course. Its tests and ./course grade work on correctness; grading "
+                                        "performance needs the instructor's copy.")
+    export.add_argument("directory", metavar="DIR")
 
     grade = sub.add_parser("grade", help="the autograder",
                            description="Grade a submission (a folder laid out like exercises/).")
@@ -264,6 +294,21 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "profile":
         from .profile import parse_gpu_list
         parse_gpu_list(args.gpu)
+
+    if args.command == "hint":
+        from .hints import show_hint
+        if args.level is not None and args.level < 1:
+            raise CourseError("--level must be 1 or more")
+        from .backend import resolve_backend
+        backend = None if args.selector else resolve_backend(args.backend)   # no exercise: the next one
+        return show_hint(ROOT, args.selector, args.level, args.reset, args.show_hidden, backend=backend)
+    if args.command == "next":
+        from .backend import resolve_backend
+        from .learner import show_next
+        return show_next(ROOT, resolve_backend(args.backend))
+    if args.command == "export-student":
+        from .student_edition import export_student
+        return export_student(ROOT, args.directory)
 
     session = open_session(args.backend)
     if args.command == "run":

@@ -287,6 +287,7 @@ class Reference:
         self.ready = False
 
     SEAL_NAME = "course_reference_sealed"
+    correctness_only = False
 
     def seal_path(self) -> str:
         return os.path.join(self.build.path, self.SEAL_NAME)
@@ -392,6 +393,37 @@ class Reference:
         return any(t.startswith("CoursePerf.") for t in self.tests(ex))
 
 
+class CorrectnessOnlyReference(Reference):
+    """A copy of the course without solutions/ and without a sealed reference (a student
+    edition): the submission's own test program supplies the test list, there is no object
+    baseline to judge its object by, and performance, a comparison with the reference, is not
+    graded. Advisory only: the instructor grades with the reference. (Listing the tests runs
+    the student's own program outside the sandbox, as ./course test does on the same machine.)"""
+    correctness_only = True
+    WARNING = ("this copy of the course has no reference solutions (a student edition): grading correctness "
+               "only; performance grading needs the instructor's copy")
+
+    def prepare(self) -> None:
+        self.ready = True
+
+    def executable(self, ex: Exercise) -> str:
+        return ex.variant("submission").executable
+
+    def object_baseline(self, ex: Exercise) -> Optional[ObjectBaseline]:
+        return None
+
+    def has_perf_case(self, ex: Exercise) -> bool:
+        return False
+
+
+def reference_for(root: str, toolchain: Toolchain) -> Reference:
+    """The reference solutions (built from solutions/, or sealed); without either, correctness only."""
+    reference = Reference(root, toolchain)
+    if os.path.exists(reference.seal_path()) or os.path.isdir(os.path.join(root, "solutions")):
+        return reference
+    return CorrectnessOnlyReference(root, toolchain)
+
+
 def _perf_figures(executable: str, name: str, timeout: float, memory_bytes: Optional[int]) -> Optional[dict]:
     run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter=PERF_FILTER,
                      env={"COURSE_PERF": "1"}, want_messages=False)
@@ -473,7 +505,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         raise CourseError("submission folder '%s' does not exist" % submission)
     validate_lesson_argument(root, lesson)
     known = known_exercise_files(root)
-    reference = reference or Reference(root, toolchain)
+    reference = reference or reference_for(root, toolchain)
     reference.prepare()
     # Synced before every submission, also in grade-all: what an earlier submission's program
     # wrote into it (where the sandbox could not stop it) is undone before this one is built.
@@ -501,6 +533,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             rubrics[lesson_name] = load_rubric(root, lesson_name)
             report.warnings += rubrics[lesson_name].warnings([e.name for e in manifest.lesson_exercises(lesson_name)])
         report.warnings += sandbox_warnings()
+        if reference.correctness_only:
+            report.warnings.append(CorrectnessOnlyReference.WARNING)
         if not quiet:
             for w in report.warnings:
                 ui.warn(w)
@@ -509,7 +543,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         for ex in exercises:
             rubric = rubrics[ex.lesson]
             criterion = rubric.criterion_for(ex.name, toolchain.backend)
-            perf_points = rubric.performance_points_for(ex.name)
+            perf_points = 0.0 if reference.correctness_only else rubric.performance_points_for(ex.name)
             if perf_points > 0 and criterion != "none" and not reference.has_perf_case(ex):
                 report.warnings.append("%s: performance_points but no CoursePerf case in autograder/perf/%s/"
                                        "perf_%s.cpp; performance not graded" % (ex.key, ex.lesson, ex.name))
@@ -519,6 +553,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                                            criterion=criterion if perf_points > 0 else "none",
                                            performance="not graded (no performance points)" if perf_points <= 0
                                            or criterion == "none" else "")
+            if reference.correctness_only and rubric.performance_points_for(ex.name) > 0:
+                grades[ex.key].performance = "not graded: needs the instructor's copy of the course"
         to_build = []
         for ex in exercises:
             grade = grades[ex.key]
@@ -542,7 +578,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             objects = object_files(build.path, target, ex.file)
             rule = None
             baseline = reference.object_baseline(ex)
-            for obj in objects:
+            for obj in objects if baseline is not None else []:
                 rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
                 if not rule:
                     rule = source_rule(build, obj, copy_dir)

@@ -98,6 +98,10 @@ def ctest_command(toolchain: Toolchain, build_path: str, output_on_failure: bool
 def run_selftest(session: Session) -> int:
     started = time.monotonic()
     root = session.root
+    if not os.path.isdir(os.path.join(root, "solutions")):
+        from .errors import CourseError
+        raise CourseError("selftest checks the reference solutions, which this copy of the course does not have "
+                          "(a student edition); use ./course test and ./course grade here")
     passed = failed = 0
 
     ui.section("selftest on the %s backend" % session.backend)

@@ -10,7 +10,7 @@ from .exercise_run import COMPILE_ERROR, PASSED, run_exercise_tests, stdout_is_t
 from .manifest import Exercise, select_exercises
 from .process import memory_limit_from_env, timeout_from_env
 from .session import Session
-from .state import record_results
+from .state import load_state, record_results
 
 
 def run_tests(session: Session, selector: str = None) -> int:
@@ -69,4 +69,6 @@ def run_tests(session: Session, selector: str = None) -> int:
     print(ui.format_table(["exercise", "tests", "status"], rows))
     passed = sum(1 for r in rows if r[2] == PASSED)
     print("%d of %d exercises passed (%s backend)" % (passed, len(rows), session.backend))
+    from .learner import next_line
+    print(next_line(session.root, session.backend, load_state(build.path), prefer=order))
     return 0 if all_passed else FAILURE
