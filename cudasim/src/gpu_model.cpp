@@ -104,8 +104,7 @@ ModelledTime model_launch(const LaunchWork& work, const GpuSpec& gpu) {
   const double resident_threads = blocks_per_sm * static_cast<double>(work.threads_per_block);
   const double usable = (active_sms / sms) * std::min(1.0, resident_threads / C::kSaturatingThreadsPerSm);
 
-  const double bytes = static_cast<double>(std::max(work.global_bytes, work.global_sector_bytes));
-  t.memory_ns = bytes / (gpu.memory_bytes_per_s * usable) * 1e9;
+  t.memory_ns = static_cast<double>(work.global_bytes) / (gpu.memory_bytes_per_s * usable) * 1e9;
   t.compute_ns = static_cast<double>(work.flops) / (gpu.fp32_flops_per_s * usable) * 1e9;
   t.span_ns = static_cast<double>(work.span_global_ops) * C::kGlobalOpNs +
               static_cast<double>(work.span_shared_ops) * C::kSharedOpNs +

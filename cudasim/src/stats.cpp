@@ -61,7 +61,6 @@ LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, boo
   w.threads_per_block = one.blocks == 0 ? 0 : one.threads / one.blocks;
   w.dynamic_shared_bytes = dynamic_shared_bytes;
   w.global_bytes = one.global_bytes();
-  w.global_sector_bytes = one.global_sectors * 32 + one.global_atomic_bytes;
   w.flops = one.flops;
   w.span_global_ops = one.span_global_ops;
   w.span_shared_ops = one.span_shared_ops;

@@ -130,13 +130,26 @@ TEST(LinearScan, MovesAtMost22BytesPerElement) {
   if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
   const double per_element = double(traffic.bytes()) / n;
   std::printf("[ COURSE   ] linear_scan, n = %d: %llu bytes loaded + %llu stored = %.3f bytes per element, "
-              "%llu launches\n",
+              "%llu launches, longest thread: %llu global + %llu shared accesses\n",
               n, static_cast<unsigned long long>(traffic.load_bytes),
               static_cast<unsigned long long>(traffic.store_bytes), per_element,
-              static_cast<unsigned long long>(traffic.launches));
+              static_cast<unsigned long long>(traffic.launches),
+              static_cast<unsigned long long>(traffic.span_global_ops),
+              static_cast<unsigned long long>(traffic.span_shared_ops));
   EXPECT_LE(traffic.bytes(), 22ull * n + 4096)
       << "the scan moved " << traffic.bytes() << " bytes of global memory (" << per_element
       << " per element); the budget is 22 per element";
   EXPECT_GE(traffic.load_bytes, 8ull * n) << "every a[t] and b[t] must be read at least once";
   EXPECT_GE(traffic.store_bytes, 4ull * n) << "every h[t] must be written";
+  // The point of the scan: inside a tile the chain is broken into a tree, so no thread walks
+  // the tile's elements one after another (a block scan's longest thread makes a few dozen
+  // accesses; walking a tile of kLinearScanTile elements makes thousands). Across the tiles a
+  // serial pass over their carries is allowed: 3 accesses per tile.
+  const std::uint64_t tiles = (n + kLinearScanTile - 1) / kLinearScanTile;
+  const std::uint64_t longest = traffic.span_global_ops + traffic.span_shared_ops;
+  EXPECT_LE(longest, 3 * tiles + 128)
+      << "one thread made " << traffic.span_global_ops << " global and " << traffic.span_shared_ops
+      << " shared accesses: the tile's elements are walked one after another somewhere; scan each tile "
+         "as a tree (warp shuffles or a shared-memory scan), so that the longest thread's work grows "
+         "with log(tile), not with the tile";
 }

@@ -134,5 +134,11 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
     EXPECT_EQ(traffic.load_bytes, 2ull * (std::uint64_t(m) * k * block_cols + std::uint64_t(k) * n * block_rows))
         << shape(m, n, k) << ": global bytes loaded (2-byte elements; A once per block column, B once per block row)";
     EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(m, n, k) << ": global bytes stored (C once, fp32)";
+    // The tensor cores must do the multiply-adds: one 16x16x16 mma_sync per tile product at the
+    // least (padding the edges only adds some).
+    const std::uint64_t tiles = std::uint64_t((m + 15) / 16) * ((n + 15) / 16) * ((k + 15) / 16);
+    EXPECT_GE(traffic.mma_ops, tiles) << shape(m, n, k) << ": " << traffic.mma_ops << " warp-level mma_sync "
+                                      << "operations; the exercise is to run the products on the tensor cores "
+                                      << "(wmma::mma_sync), not in scalar FMAs";
   }
 }

@@ -10,8 +10,11 @@
 ///
 /// - **launch overhead**: 2.5 us for a launch from the host, 1.3 us for a kernel node of a
 ///   replayed CUDA graph (RRZE's small-kernel measurements on an H200; lesson 01);
-/// - **memory**: global bytes (atomics as read + write; an uncoalesced access pattern as the
-///   32-byte sectors it touches) over the bandwidth the launch can use;
+/// - **memory**: global bytes (atomics as read + write) over the bandwidth the launch can use.
+///   The bytes are those the kernel's instructions move, as the lessons count them; the
+///   sectors an uncoalesced pattern touches are counted (KernelStats::global_sectors) but not
+///   charged here, since a GPU's L1 and L2 caches serve much of that waste and the model has
+///   no caches: coalescing is checked by the exercises' tests instead;
 /// - **compute**: the FLOPs declared with cudasim::declare_flops over the FP32 peak the launch
 ///   can use;
 /// - **span**: the critical path of the longest thread, which no number of SMs shortens:
@@ -64,7 +67,6 @@ struct LaunchWork {
   std::uint64_t threads_per_block = 0;
   std::size_t dynamic_shared_bytes = 0;
   std::uint64_t global_bytes = 0;          ///< loads + stores + atomics' read and write
-  std::uint64_t global_sector_bytes = 0;   ///< 32 x the sectors touched by loads and stores (0: unknown)
   std::uint64_t flops = 0;                 ///< declared
   std::uint64_t span_global_ops = 0;       ///< the longest thread's global accesses
   std::uint64_t span_shared_ops = 0;       ///< the longest thread's shared accesses

@@ -1,0 +1,24 @@
+// Performance case of exercise 02/03 peak_flops for the grader (course_perf.hpp): the FMA
+// chains at an intensity far right of any ridge point, where only the arithmetic counts.
+#include "peak_flops.hpp"
+
+#include "course_perf.hpp"
+#include "course_test.hpp"
+
+namespace ct = course::test;
+
+TEST(CoursePerf, PeakFlops) {
+  COURSE_PERF_ONLY();
+  // 2 * 8 * iterations FLOPs per element. On a GPU 2^22 threads x 4096 steps (2.7e11 FLOPs,
+  // about 4 ms at the H100's FP32 peak); on the simulator the FLOPs are declared, not counted,
+  // so a size whose modelled compute time (2^16 x 512 steps: 5.4e8 FLOPs, 17 us with 496
+  // threads per SM) dominates the launch overhead keeps the run short.
+  const int n = course::perf::on_gpu() ? (1 << 22) : (1 << 16);
+  const int iterations = course::perf::on_gpu() ? 4096 : 512;
+  ct::Rng rng;
+  const auto host = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> s0(host), s1(host), out(n);
+  const float* seeds[2] = {s0.get(), s1.get()};
+  course::perf::measure("peak_flops", 8.0 * n, 2.0 * kFmaChains * iterations * double(n),
+                        [&](int set) { launch_fma_chains(seeds[set], out.get(), n, iterations, 0.9f, 0.1f); });
+}
