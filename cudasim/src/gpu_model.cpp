@@ -14,10 +14,10 @@ namespace cudasim {
 // Sources: NVIDIA's H100, H200, A100 and T4 datasheets (as lesson 02's table); SM counts from
 // NVIDIA's architecture whitepapers (H100 SXM5 and H200: 132, A100: 108, T4: 40).
 const GpuSpec kModelledGpus[4] = {
-    {"H100", "NVIDIA H100 SXM5 80 GB HBM3", 66.9e12, 3.35e12, 132},
-    {"H200", "NVIDIA H200 SXM 141 GB HBM3e", 66.9e12, 4.8e12, 132},
-    {"A100", "NVIDIA A100 SXM4 80 GB HBM2e", 19.5e12, 2.039e12, 108},
-    {"T4", "NVIDIA T4 16 GB GDDR6", 8.1e12, 320e9, 40},
+    {"H100", "NVIDIA H100 SXM5 80 GB HBM3", 66.9e12, 989.4e12, 3.35e12, 132},
+    {"H200", "NVIDIA H200 SXM 141 GB HBM3e", 66.9e12, 989.4e12, 4.8e12, 132},
+    {"A100", "NVIDIA A100 SXM4 80 GB HBM2e", 19.5e12, 312e12, 2.039e12, 108},
+    {"T4", "NVIDIA T4 16 GB GDDR6", 8.1e12, 65e12, 320e9, 40},
 };
 
 const GpuSpec* find_gpu(const std::string& name) {
@@ -96,16 +96,33 @@ ModelledTime model_launch(const LaunchWork& work, const GpuSpec& gpu) {
   }
   // Occupancy: the SMs that get a block, and how many threads each keeps resident.
   const double sms = gpu.sms;
+  const double threads = static_cast<double>(work.blocks) * static_cast<double>(work.threads_per_block);
   const double active_sms = std::min<double>(static_cast<double>(work.blocks), sms);
   const int per_sm_limit =
       std::max(1, detail::resident_blocks(static_cast<int>(work.threads_per_block), work.dynamic_shared_bytes));
   const double blocks_per_sm =
       std::min<double>(std::ceil(static_cast<double>(work.blocks) / sms), per_sm_limit);
-  const double resident_threads = blocks_per_sm * static_cast<double>(work.threads_per_block);
-  const double usable = (active_sms / sms) * std::min(1.0, resident_threads / C::kSaturatingThreadsPerSm);
+  const double resident_per_sm = blocks_per_sm * static_cast<double>(work.threads_per_block);
+  const double resident = std::min(threads, active_sms * resident_per_sm);
 
-  t.memory_ns = static_cast<double>(work.global_bytes) / (gpu.memory_bytes_per_s * usable) * 1e9;
-  t.compute_ns = static_cast<double>(work.flops) / (gpu.fp32_flops_per_s * usable) * 1e9;
+  // Memory: Little's law. Each resident thread keeps its next accesses in flight, as many as
+  // it has up to what hides a round trip (latency / per-access issue time), so the bytes in
+  // flight over the latency are the bandwidth the launch can draw; an SM draws at most
+  // kSmBandwidthShare times its share of the GPU's, the GPU at most its peak.
+  if (work.global_accesses > 0) {
+    const double per_thread = static_cast<double>(work.global_accesses) / threads;
+    const double bytes_per_access = static_cast<double>(work.global_bytes) / static_cast<double>(work.global_accesses);
+    const double in_flight = std::min(per_thread, C::kMemoryLatencyNs / C::kGlobalOpNs) * bytes_per_access;
+    const double drawable = resident * in_flight / (C::kMemoryLatencyNs * 1e-9);
+    const double bandwidth = std::min({gpu.memory_bytes_per_s, drawable,
+                                       active_sms * C::kSmBandwidthShare * gpu.memory_bytes_per_s / sms});
+    t.memory_ns = static_cast<double>(work.global_bytes) / bandwidth * 1e9;
+  }
+  // Compute: an SM needs about kSaturatingThreadsPerSm resident threads to keep its FP32 lanes
+  // busy; fewer threads or SMs get that fraction of the peak.
+  const double usable = (active_sms / sms) * std::min(1.0, resident_per_sm / C::kSaturatingThreadsPerSm);
+  const double peak = work.tensor_cores ? gpu.tensor_flops_per_s : gpu.fp32_flops_per_s;
+  t.compute_ns = static_cast<double>(work.flops) / (peak * usable) * 1e9;
   t.span_ns = static_cast<double>(work.span_global_ops) * C::kGlobalOpNs +
               static_cast<double>(work.span_shared_ops) * C::kSharedOpNs +
               static_cast<double>(work.barriers_per_thread) * C::kBarrierNs;

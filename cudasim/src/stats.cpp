@@ -61,7 +61,10 @@ LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, boo
   w.threads_per_block = one.blocks == 0 ? 0 : one.threads / one.blocks;
   w.dynamic_shared_bytes = dynamic_shared_bytes;
   w.global_bytes = one.global_bytes();
+  w.global_accesses = one.global_atomics;
+  for (std::uint64_t count : one.global_accesses_by_width) w.global_accesses += count;
   w.flops = one.flops;
+  w.tensor_cores = one.mma_ops > 0;
   w.span_global_ops = one.span_global_ops;
   w.span_shared_ops = one.span_shared_ops;
   w.barriers_per_thread = one.threads == 0 ? 0 : one.barrier_arrivals / one.threads;

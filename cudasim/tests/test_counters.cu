@@ -211,14 +211,18 @@ TEST_F(Counters, TheModelMakesOneThreadWalkingTheArrayFarSlowerThanAGrid) {
   add_in_one_thread<<<1, 1>>>(a, b, c, n);
   const cudasim::ModelledTime thread = run_and_count().modelled;
   EXPECT_STREQ(grid.dominant(), "launch overhead");
-  EXPECT_STREQ(block.dominant(), "memory") << "one block has one SM's share of the bandwidth";
   // One thread keeps almost nothing in flight: both its share of the bandwidth and its chain
   // of accesses make it slow.
   EXPECT_GT(thread.span_ns, 100 * grid.total_ns);
-  EXPECT_GT(block.total_ns, 10 * grid.total_ns);
+  EXPECT_GT(block.total_ns, 8 * grid.total_ns);
   EXPECT_GT(thread.total_ns, 10 * block.total_ns);
-  // The terms, from the constants of gpu_model.hpp on an H100: 786,432 bytes at 3.35 TB/s.
-  EXPECT_NEAR(grid.memory_ns, 786432 / (3.35e12 * (132.0 / 132) * (256.0 * 2 / 1024)) * 1e9, 1e-6);
+  // The terms, from the constants of gpu_model.hpp on an H100. The grid: 65,536 threads, all
+  // resident, 3 accesses of 4 bytes each in flight for 600 ns: 1.31 TB/s, under the peak.
+  using C = cudasim::ModelConstants;
+  EXPECT_NEAR(grid.memory_ns, 786432 / (65536 * 12 / (C::kMemoryLatencyNs * 1e-9)) * 1e9, 1e-6);
+  // One block: 256 threads with 19 accesses in flight each (they have 768 to make).
+  const double in_flight = C::kMemoryLatencyNs / C::kGlobalOpNs * 4;
+  EXPECT_NEAR(block.memory_ns, 786432 / (256 * in_flight / (C::kMemoryLatencyNs * 1e-9)) * 1e9, 1e-6);
   EXPECT_DOUBLE_EQ(thread.span_ns, 3.0 * n * cudasim::ModelConstants::kGlobalOpNs);
   EXPECT_DOUBLE_EQ(grid.total_ns, cudasim::ModelConstants::kLaunchNs + grid.memory_ns);
   EXPECT_NE(block.describe(cudasim::modelled_gpu()).find("memory-bound: "), std::string::npos)
@@ -270,6 +274,7 @@ TEST_F(Counters, TheModelsGpusAreLessonTwosTable) {
     ASSERT_NE(machine, nullptr) << gpu.name;
     EXPECT_EQ(gpu.fp32_flops_per_s, machine->fp32_flops) << gpu.name;
     EXPECT_EQ(gpu.memory_bytes_per_s, machine->memory_bytes_per_s) << gpu.name;
+    EXPECT_EQ(gpu.tensor_flops_per_s, machine->bf16_flops) << gpu.name;
   }
   EXPECT_EQ(cudasim::find_gpu("h200"), &cudasim::kModelledGpus[1]);
   EXPECT_EQ(cudasim::find_gpu("V100"), nullptr);

@@ -62,13 +62,24 @@ def format_seconds(s: float) -> str:
     return "%g s" % s
 
 
+def _modelled_cells(k: dict) -> List[str]:
+    """Coalescing, span and the modelled time of one kernel's JSON entry ("-" where absent)."""
+    if "modelled_ns" not in k:
+        return ["-"] * 4
+    requests = k.get("global_requests", 0)
+    return ["%.1f" % (k.get("global_sectors", 0) / requests) if requests else "-",
+            "%d/%d" % (k.get("span_global_ops", 0), k.get("span_shared_ops", 0)),
+            format_seconds(k["modelled_ns"] * 1e-9), k.get("modelled_bound", "-")]
+
+
 def render_table(stats: dict, gpus: List[str]) -> str:
     """The per-kernel table, from the JSON the simulator writes at exit."""
     kernels = stats.get("kernels", [])
     if not kernels:
         return "no kernel was launched"
+    modelled_gpu = kernels[0].get("modelled_gpu", "H100")
     headers = ["kernel", "launches", "global", "shared", "atomics", "FLOPs", "FLOP/B"] + \
-              ["%s time" % g for g in gpus]
+              ["%s time" % g for g in gpus] + ["sect/req", "span g/s", "modelled %s" % modelled_gpu, "bound"]
     rows = []
     for k in kernels:
         global_bytes = k["global_load_bytes"] + k["global_store_bytes"]
@@ -77,7 +88,8 @@ def render_table(stats: dict, gpus: List[str]) -> str:
         intensity = "%.2f" % (flops / global_bytes) if flops and global_bytes else "-"
         rows.append([k["name"], str(k["launches"]), format_bytes(global_bytes), format_bytes(shared_bytes),
                      str(k["atomics"]), "%.3g" % flops if flops else "-", intensity] +
-                    [format_seconds(predicted_seconds(flops, global_bytes, g)) for g in gpus])
+                    [format_seconds(predicted_seconds(flops, global_bytes, g)) for g in gpus] +
+                    _modelled_cells(k))
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(widths[i]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(headers))]
     for r in rows:
@@ -89,6 +101,9 @@ def render_table(stats: dict, gpus: List[str]) -> str:
         format_bytes(copies.get("device_to_device_bytes", 0))))
     lines.append("times: the roofline model's lower bound, max(FLOPs / FP32 peak, global bytes / bandwidth); "
                  "FLOPs only where the program declares them (cudasim::declare_flops)")
+    lines.append("modelled: launch overhead + max(memory, compute, span, atomics) from the counters, with occupancy "
+                 "(docs/simulator.md, 'The modelled GPU clock'); sect/req: 32-byte sectors per warp-wide access "
+                 "(4 = coalesced floats); span: the longest thread's global/shared accesses")
     return "\n".join(lines)
 
 

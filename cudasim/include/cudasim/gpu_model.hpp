@@ -16,16 +16,22 @@
 ///   charged here, since a GPU's L1 and L2 caches serve much of that waste and the model has
 ///   no caches: coalescing is checked by the exercises' tests instead;
 /// - **compute**: the FLOPs declared with cudasim::declare_flops over the FP32 peak the launch
-///   can use;
+///   can use (the 16-bit tensor-core peak when the launch issued wmma::mma_sync);
 /// - **span**: the critical path of the longest thread, which no number of SMs shortens:
 ///   its global accesses x 32 ns, its shared accesses x 4 ns, its block barriers x 20 ns;
 /// - **atomics**: atomics on one address are serialised by the memory system, 2 ns each for
 ///   the most-hit address.
 ///
-/// "The bandwidth (or peak) the launch can use" is the GPU's, scaled by occupancy: the
-/// fraction of the SMs that have a block, times the fraction of an SM's bandwidth that its
-/// resident threads can keep busy (an SM is taken to need 1024 resident threads to saturate
-/// its share: a one-block grid gets 1/132 of an H100, and a 32-thread block 1/32 of that).
+/// "The bandwidth the launch can use" follows Little's law: bandwidth = bytes in flight /
+/// latency (600 ns). Each resident thread (one wave of the grid: the blocks the SMs hold at
+/// once) keeps its next global accesses in flight, as many as it makes, up to the 19 that
+/// hide a round trip at 32 ns each; an SM draws at most 4 times its share of the GPU's
+/// bandwidth, and the GPU at most its peak. So a vector add with a thread per element
+/// saturates an H100 (3 accesses per thread, 270,336 threads resident), while one block
+/// walking the array draws about 32 GB/s and one thread 0.13 GB/s: in the model as on a GPU,
+/// memory bandwidth is a matter of parallelism. "The peak the launch can use" is the FP32
+/// peak times the fraction of the SMs that have a block, times the fraction of 1024 resident
+/// threads per SM they hold (fewer leave FP32 lanes idle).
 ///
 /// It is a model, not a measurement: caches, bank conflicts, divergence, instruction mix and
 /// clocks are not in it (docs/simulator.md says where it is known to be off). Its figures are
@@ -47,6 +53,7 @@ struct GpuSpec {
   const char* name;               ///< short name: "H100", "H200", "A100", "T4"
   const char* description;        ///< product name and memory
   double fp32_flops_per_s;        ///< peak FP32 FLOP/s (an FMA is 2 FLOPs)
+  double tensor_flops_per_s;      ///< peak dense 16-bit tensor-core FLOP/s (bf16; T4: fp16)
   double memory_bytes_per_s;      ///< peak HBM/GDDR bandwidth
   int sms;                        ///< streaming multiprocessors
 };
@@ -67,7 +74,9 @@ struct LaunchWork {
   std::uint64_t threads_per_block = 0;
   std::size_t dynamic_shared_bytes = 0;
   std::uint64_t global_bytes = 0;          ///< loads + stores + atomics' read and write
+  std::uint64_t global_accesses = 0;       ///< global loads, stores and atomics (instructions x lanes)
   std::uint64_t flops = 0;                 ///< declared
+  bool tensor_cores = false;               ///< the launch issued mma_sync: its FLOPs run at the tensor peak
   std::uint64_t span_global_ops = 0;       ///< the longest thread's global accesses
   std::uint64_t span_shared_ops = 0;       ///< the longest thread's shared accesses
   std::uint64_t barriers_per_thread = 0;
@@ -104,6 +113,8 @@ struct ModelConstants {
   static constexpr double kBarrierNs = 20;
   static constexpr double kSameAddressAtomicNs = 2;
   static constexpr double kSaturatingThreadsPerSm = 1024;
+  static constexpr double kMemoryLatencyNs = 600;
+  static constexpr double kSmBandwidthShare = 4;
 };
 
 }  // namespace cudasim

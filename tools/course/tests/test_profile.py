@@ -41,6 +41,19 @@ class ProfileTest(unittest.TestCase):
         intensity = 2 * 64 ** 3 / (2 * 64 ** 3 * 4 / 16 + 64 * 64 * 4)
         self.assertIn("%.2f" % intensity, matmul_line)
 
+    def test_table_shows_the_modelled_time_coalescing_and_span(self):
+        copy = dict(STATS["kernels"][0], global_requests=64, global_sectors=256, span_global_ops=2,
+                    span_shared_ops=0, modelled_ns=5600.0, modelled_bound="launch overhead", modelled_gpu="H100")
+        table = render_table(dict(STATS, kernels=[copy]), ["H100"])
+        self.assertIn("modelled H100", table.splitlines()[0])
+        line = [l for l in table.splitlines() if l.startswith("copy")][0]
+        self.assertIn("4.0", line)              # 256 sectors / 64 requests
+        self.assertIn("2/0", line)
+        self.assertIn("5.6 us", line)
+        self.assertIn("launch overhead", line)
+        # Older statistics files (no modelled figures) still render.
+        self.assertIn("-", render_table(STATS, ["H100"]).splitlines()[2])
+
     def test_no_kernels_says_so(self):
         self.assertEqual(render_table({"kernels": []}, ["H100"]), "no kernel was launched")
 
