@@ -20,6 +20,7 @@ SX = "00-gpu-vs-cpu/02_saxpy.cu"
 PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
+DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
 # (Kept out of the #include line itself so that checks for such includes in this repository
 # do not flag the test that plants one on purpose.)
@@ -215,6 +216,17 @@ CASES = {
         "patch": {DP: [("  partial[tid] = sum;\n  __syncthreads();\n",
                         "  atomicAdd(result, sum);\n  return;\n  partial[tid] = sum;\n  __syncthreads();\n")]},
         "expect": {"dot_product": "partial"}, "performance": {"dot_product": "zero"}},
+    # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
+    "unsharded_data_parallel_step": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {DPS: [("gradient_work_floats(shape, batch / n + 1)", "gradient_work_floats(shape, batch)"),
+                        ("      mlp_gradient(group, r, shape, params.on(r), x.on(r) + shard.begin * shape.inputs,\n"
+                         "                   t.on(r) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n"
+                         "                   1.0f / static_cast<float>(batch), grad.on(r), work.on(r));\n",
+                         "      (void)shard;\n"
+                         "      mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), batch,\n"
+                         "                   1.0f / static_cast<float>(batch) / static_cast<float>(n), grad.on(r), work.on(r));\n")]},
+        "expect": {"data_parallel_step": "partial"}},
 }
 
 
