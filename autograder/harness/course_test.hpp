@@ -47,6 +47,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -562,31 +563,31 @@ inline GlobalTraffic count_global_traffic(const std::function<void()>& work) {
   work();
   CUDA_CHECK(cudaDeviceSynchronize());
   if (traffic.counted) {
-    for (const auto& k : cudasim::kernel_stats()) {
-      traffic.load_bytes += k.global_load_bytes;
-      traffic.store_bytes += k.global_store_bytes;
-      traffic.launches += k.launches;
-      traffic.blocks += k.blocks;
-      traffic.threads += k.threads;
-      traffic.atomic_bytes += k.global_atomic_bytes;
-      traffic.global_atomics += k.global_atomics;
-      traffic.max_atomics_same_address = std::max(traffic.max_atomics_same_address, k.max_atomics_same_address);
-      traffic.shared_bytes += k.shared_bytes();
-      traffic.warp_ops += k.warp_ops;
-      traffic.barrier_arrivals += k.barrier_arrivals;
-      traffic.mma_ops += k.mma_ops;
-      traffic.requests += k.global_requests;
-      traffic.sectors += k.global_sectors;
-      for (int i = 0; i < 5; ++i) traffic.accesses_by_width[i] += k.global_accesses_by_width[i];
-      traffic.span_global_ops = std::max(traffic.span_global_ops, k.span_global_ops);
-      traffic.span_shared_ops = std::max(traffic.span_shared_ops, k.span_shared_ops);
-      traffic.modelled_ns += k.modelled.total_ns;
-      traffic.launch_ns += k.modelled.launch_ns;
-      traffic.memory_ns += k.modelled.memory_ns;
-      traffic.compute_ns += k.modelled.compute_ns;
-      traffic.span_ns += k.modelled.span_ns;
-      traffic.atomic_ns += k.modelled.atomic_ns;
-    }
+    cudasim::KernelStats k;
+    for (const auto& one : cudasim::kernel_stats()) k += one;
+    traffic.load_bytes = k.global_load_bytes;
+    traffic.store_bytes = k.global_store_bytes;
+    traffic.launches = k.launches;
+    traffic.blocks = k.blocks;
+    traffic.threads = k.threads;
+    traffic.atomic_bytes = k.global_atomic_bytes;
+    traffic.global_atomics = k.global_atomics;
+    traffic.max_atomics_same_address = k.max_atomics_same_address;
+    traffic.shared_bytes = k.shared_bytes();
+    traffic.warp_ops = k.warp_ops;
+    traffic.barrier_arrivals = k.barrier_arrivals;
+    traffic.mma_ops = k.mma_ops;
+    traffic.requests = k.global_requests;
+    traffic.sectors = k.global_sectors;
+    std::copy(std::begin(k.global_accesses_by_width), std::end(k.global_accesses_by_width), traffic.accesses_by_width);
+    traffic.span_global_ops = k.span_global_ops;
+    traffic.span_shared_ops = k.span_shared_ops;
+    traffic.modelled_ns = k.modelled.total_ns;
+    traffic.launch_ns = k.modelled.launch_ns;
+    traffic.memory_ns = k.modelled.memory_ns;
+    traffic.compute_ns = k.modelled.compute_ns;
+    traffic.span_ns = k.modelled.span_ns;
+    traffic.atomic_ns = k.modelled.atomic_ns;
     traffic.gpu = cudasim::modelled_gpu().name;
   }
 #else

@@ -43,20 +43,27 @@ const GpuSpec& modelled_gpu() {
   return gpu;
 }
 
-const char* ModelledTime::dominant() const {
-  const char* name = "launch overhead";
-  double largest = launch_ns;
-  const std::pair<const char*, double> terms[] = {
-      {"memory", memory_ns}, {"compute", compute_ns}, {"span", span_ns}, {"atomics", atomic_ns}};
-  for (const auto& [term, ns] : terms)
-    if (ns > largest) {
-      largest = ns;
-      name = term;
-    }
-  return name;
+namespace {
+/// One term of a modelled time: its name, how the feedback calls a launch it bounds, its value.
+struct Term {
+  const char* name;
+  const char* bound;
+  double ns;
+};
+
+/// The largest term (the launch overhead on a tie: it comes first).
+Term largest_term(const ModelledTime& t) {
+  const Term terms[] = {{"launch overhead", "launch-bound", t.launch_ns},
+                        {"memory", "memory-bound", t.memory_ns},
+                        {"compute", "compute-bound", t.compute_ns},
+                        {"span", "span-bound (the longest thread)", t.span_ns},
+                        {"atomics", "atomic-bound (one address)", t.atomic_ns}};
+  Term largest = terms[0];
+  for (const Term& term : terms)
+    if (term.ns > largest.ns) largest = term;
+  return largest;
 }
 
-namespace {
 std::string microseconds(double ns) {
   char text[64];
   std::snprintf(text, sizeof text, ns < 10e3 ? "%.2f us" : ns < 10e6 ? "%.1f us" : "%.0f us", ns / 1e3);
@@ -64,16 +71,12 @@ std::string microseconds(double ns) {
 }
 }  // namespace
 
+const char* ModelledTime::dominant() const { return largest_term(*this).name; }
+
 std::string ModelledTime::describe(const GpuSpec& gpu) const {
-  const std::string term = dominant();
-  double part = launch_ns;
-  if (term == "memory") part = memory_ns;
-  else if (term == "compute") part = compute_ns;
-  else if (term == "span") part = span_ns;
-  else if (term == "atomics") part = atomic_ns;
-  const std::string bound = term == "launch overhead" ? "launch-bound" : term == "span" ? "span-bound (longest thread)"
-                            : term == "atomics" ? "atomic-bound" : term + "-bound";
-  return bound + ": " + microseconds(part) + " of " + microseconds(total_ns) + " modelled on " + gpu.name;
+  const Term term = largest_term(*this);
+  return std::string(term.bound) + ": " + microseconds(term.ns) + " of " + microseconds(total_ns) + " modelled on " +
+         gpu.name;
 }
 
 ModelledTime& ModelledTime::operator+=(const ModelledTime& other) {

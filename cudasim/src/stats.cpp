@@ -29,31 +29,6 @@ Registry& registry() {
   return r;
 }
 
-void add(KernelStats& total, const KernelStats& one) {
-  total.launches += one.launches;
-  total.blocks += one.blocks;
-  total.threads += one.threads;
-  total.global_load_bytes += one.global_load_bytes;
-  total.global_store_bytes += one.global_store_bytes;
-  total.shared_load_bytes += one.shared_load_bytes;
-  total.shared_store_bytes += one.shared_store_bytes;
-  total.atomics += one.atomics;
-  total.host_access_bytes += one.host_access_bytes;
-  total.flops += one.flops;
-  total.global_atomics += one.global_atomics;
-  total.global_atomic_bytes += one.global_atomic_bytes;
-  total.max_atomics_same_address = std::max(total.max_atomics_same_address, one.max_atomics_same_address);
-  total.warp_ops += one.warp_ops;
-  total.barrier_arrivals += one.barrier_arrivals;
-  total.mma_ops += one.mma_ops;
-  for (int i = 0; i < 5; ++i) total.global_accesses_by_width[i] += one.global_accesses_by_width[i];
-  total.global_requests += one.global_requests;
-  total.global_sectors += one.global_sectors;
-  total.span_global_ops = std::max(total.span_global_ops, one.span_global_ops);
-  total.span_shared_ops = std::max(total.span_shared_ops, one.span_shared_ops);
-  total.modelled += one.modelled;
-}
-
 /// The model's view of one launch's counters.
 LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, bool graph_node) {
   LaunchWork w;
@@ -177,6 +152,33 @@ void register_exit_report_once() {
 
 }  // namespace
 
+KernelStats& KernelStats::operator+=(const KernelStats& one) {
+  KernelStats& total = *this;
+  total.launches += one.launches;
+  total.blocks += one.blocks;
+  total.threads += one.threads;
+  total.global_load_bytes += one.global_load_bytes;
+  total.global_store_bytes += one.global_store_bytes;
+  total.shared_load_bytes += one.shared_load_bytes;
+  total.shared_store_bytes += one.shared_store_bytes;
+  total.atomics += one.atomics;
+  total.host_access_bytes += one.host_access_bytes;
+  total.flops += one.flops;
+  total.global_atomics += one.global_atomics;
+  total.global_atomic_bytes += one.global_atomic_bytes;
+  total.max_atomics_same_address = std::max(total.max_atomics_same_address, one.max_atomics_same_address);
+  total.warp_ops += one.warp_ops;
+  total.barrier_arrivals += one.barrier_arrivals;
+  total.mma_ops += one.mma_ops;
+  for (int i = 0; i < 5; ++i) total.global_accesses_by_width[i] += one.global_accesses_by_width[i];
+  total.global_requests += one.global_requests;
+  total.global_sectors += one.global_sectors;
+  total.span_global_ops = std::max(total.span_global_ops, one.span_global_ops);
+  total.span_shared_ops = std::max(total.span_shared_ops, one.span_shared_ops);
+  total.modelled += one.modelled;
+  return total;
+}
+
 bool stats_available() { return detail::instrumentation_present(); }
 
 void reset_stats() {
@@ -262,7 +264,7 @@ void record_launch_stats(const LaunchState& launch) {
   r.last = one;
   for (KernelStats& k : r.per_kernel)
     if (k.kernel_name == one.kernel_name) {
-      add(k, one);
+      k += one;
       return;
     }
   r.per_kernel.push_back(one);

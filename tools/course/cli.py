@@ -90,8 +90,9 @@ def build_parser() -> OneLineParser:
     profile = sub.add_parser("profile", help="memory traffic and roofline times per kernel (simulator)",
                              description="Build FILE.cu with the simulator's memory counters, run it with "
                                          "ARGS, and print per kernel its launches, global and shared bytes, "
-                                         "atomics, declared FLOPs, arithmetic intensity and the time the "
-                                         "roofline model predicts on named GPUs.")
+                                         "atomics, declared FLOPs, arithmetic intensity, the time the "
+                                         "roofline model predicts on named GPUs, and the simulator's "
+                                         "modelled time with coalescing and the longest thread's accesses.")
     _backend_option(profile, argparse.SUPPRESS)
     profile.add_argument("--gpu", metavar="NAMES", help="comma-separated: H100,H200,A100,T4 (default: all)")
     _build_options(profile)

@@ -84,6 +84,10 @@ struct KernelStats {
   /// summed over launches.
   ModelledTime modelled;
 
+  /// Adds another launch's (or kernel's) counters: counts add up; the span and the contention
+  /// on one address keep the largest; the name stays.
+  KernelStats& operator+=(const KernelStats& other);
+
   std::uint64_t global_bytes() const { return global_load_bytes + global_store_bytes + global_atomic_bytes; }
   std::uint64_t shared_bytes() const { return shared_load_bytes + shared_store_bytes; }
   /// Average sectors per request (0 without requests): 4 for coalesced 4-byte accesses.
