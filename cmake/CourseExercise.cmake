@@ -145,7 +145,14 @@ function(course_add_exercise)
     set(target "${variant}_${lesson_number}_${EX_NAME}")
     set(output_dir "${CMAKE_BINARY_DIR}/exercises/${variant}/${lesson}")
     set(executable "${output_dir}/${EX_NAME}_test")
-    if(EXISTS "${source}")
+    if(EXISTS "${source}" AND COURSE_GRADER AND COURSE_BACKEND_RESOLVED STREQUAL "sim"
+       AND EXISTS "${COURSE_ROOT}/autograder/remote/${lesson}/remote_${EX_NAME}.cpp")
+      # The grader's split program: `target` is the worker (the submission, never the tests),
+      # and the test program that ./course grade runs is the judge (course_grader_split()).
+      course_grader_split(${target} "${lesson}" "${EX_NAME}" "${source}" "${test_source}" "${output_dir}"
+                          LIBRARIES ${EX_LIBRARIES})
+      set(test_target ${target}_judge)
+    elseif(EXISTS "${source}")
       add_executable(${target} "${test_source}")
       course_cuda_sources(${target} "${source}")
       course_link_libraries(${target} ${EX_LIBRARIES})
@@ -156,17 +163,20 @@ function(course_add_exercise)
                                                  OUTPUT_NAME "${EX_NAME}_test")
       course_student_warnings(${target})
       course_grader_sources(${target} "${lesson}" "${EX_NAME}")
+      set(test_target ${target})
+    endif()
+    if(EXISTS "${source}")
 
       set(test_name "${variant}/${lesson}/${EX_NAME}")
       if(variant STREQUAL "submission" AND COURSE_EXPECT_SKELETONS)
         # An untouched skeleton must build, run, and fail every one of its tests.
         add_test(NAME "skeleton/${lesson}/${EX_NAME}"
-                 COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${target}>
+                 COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${test_target}>
                          -DREPORT=${CMAKE_BINARY_DIR}/skeleton-reports/${target}.json
                          -P "${COURSE_CMAKE_DIR}/ExpectAllTestsFail.cmake")
         set(test_name "skeleton/${lesson}/${EX_NAME}")
       else()
-        add_test(NAME "${test_name}" COMMAND ${target})
+        add_test(NAME "${test_name}" COMMAND ${test_target})
       endif()
       set_tests_properties("${test_name}" PROPERTIES LABELS "lesson-${lesson_number};${variant}" TIMEOUT 300)
       if(EX_TIMED)

@@ -112,11 +112,8 @@ inline void measure(const std::string& name, double bytes, double flops, const s
   // Deterministic counts: one run is enough. A first run names the kernels, so that the
   // exercise's FLOPs can be declared for the model's compute term when one kernel does the work.
   if (flops > 0) {
-    const course::test::GlobalTraffic first = course::test::count_global_traffic([&] { launch(0); });
-    const std::vector<cudasim::KernelStats> kernels = cudasim::kernel_stats();
-    if (first.counted && kernels.size() == 1 && kernels[0].launches > 0)
-      cudasim::declare_flops(kernels[0].kernel_name.c_str(),
-                             static_cast<std::uint64_t>(flops / double(kernels[0].launches)));
+    course::test::count_global_traffic([&] { launch(0); });
+    course::test::declare_window_flops(flops);
   }
   const course::test::GlobalTraffic t = course::test::count_global_traffic([&] { launch(0); });
   std::snprintf(line, sizeof line,

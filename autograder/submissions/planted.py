@@ -40,6 +40,13 @@ CASES = {
     "segfault": {"base": "solutions",
                  "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n  *(volatile int*)nullptr = 1;\n")]},
                  "expect": {"vector_add": "zero"}, "status": {"vector_add": "crashed"}},
+    # A crash in one test only (n == 1): the judge outlives the submission's process, so the
+    # crash costs that test and the others still count; the status still says it crashed.
+    "segfault_in_one_test": {"base": "solutions",
+                             "patch": {VA: [("  if (n == 0) return;\n",
+                                             "  if (n == 0) return;\n  if (n == 1) *(volatile int*)nullptr = 1;\n")]},
+                             "expect": {"vector_add": "partial"}, "status": {"vector_add": "crashed"},
+                             "performance": {"vector_add": "zero"}},
     "infinite_loop": {"base": "solutions",
                       "patch": {VA: [("  if (n == 0) return;\n",
                                       "  if (n == 0) return;\n  for (volatile int spin = 0;; spin = spin + 0) {}\n")]},

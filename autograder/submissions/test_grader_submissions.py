@@ -6,6 +6,7 @@ Run:  python3 -m unittest discover -s autograder/submissions -p 'test_*.py'
       (or: ctest -L grader, or ./course selftest)"""
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -66,6 +67,28 @@ class PlantedSubmissions(unittest.TestCase):
         return report
 
 
+def _defined_symbols(executable):
+    out = subprocess.run(["nm", "-C", "--defined-only", executable], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    return {line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2}
+
+
+def assert_judged_outside_the_submission(self, lesson, name, kernel):
+    """The program the grader ran is the judge: it holds the tests but none of the submission's
+    code (its kernel) and not the simulator; the worker holds both."""
+    folder = os.path.join(self.build_dir, "exercises", "submission", lesson)
+    judge = _defined_symbols(os.path.join(folder, name + "_test"))
+    worker = _defined_symbols(os.path.join(folder, name + "_worker"))
+    self.assertTrue(any(kernel in s for s in worker), "the worker lacks the submission's kernel")
+    self.assertFalse([s for s in judge if kernel in s], "the judge contains the submission's kernel")
+    self.assertFalse([s for s in judge if s.startswith("cudasim::")], "the judge links the simulator")
+    self.assertTrue(any(s.startswith("testing::") for s in judge), "the judge lacks GoogleTest")
+    self.assertFalse([s for s in worker if s.startswith("testing::")], "the worker links GoogleTest")
+
+
+PlantedSubmissions.assert_judged_outside_the_submission = assert_judged_outside_the_submission
+
+
 def _make_test(case_name):
     def test(self):
         report = self.check(case_name)
@@ -77,6 +100,8 @@ def _make_test(case_name):
             self.assertIn("redefinition", g.feedback)          # the student's own error is shown
             self.assertNotIn("c[i] = a[i] + b[i]", g.feedback)  # the reference's lines are not
             self.assertNotIn("solutions/", g.feedback)
+        if case_name == "solutions":
+            self.assert_judged_outside_the_submission("00-gpu-vs-cpu", "vector_add", "vector_add_kernel")
         if case_name == "forbidden_library":
             g = [g for g in report.exercises if g.name == "vector_add"][0]
             self.assertIn("cublasCreate", g.feedback)

@@ -82,11 +82,16 @@ def course_code_failure(text: str, exercise_file: str, executable: str) -> str:
     """The first failed build step that is not the exercise's own (compiling or rewriting its
     .cu file, or linking its test program): a break in the course's code (simulator, tests),
     which must not be charged to the student. "" when every failure is the exercise's."""
+    # The exercise's own links: its test program and, in the grader's split programs
+    # (autograder/remote/), the worker that holds the submission.
+    own_links = {os.path.basename(executable)}
+    if executable.endswith("_test"):
+        own_links.add(os.path.basename(executable)[:-len("_test")] + "_worker")
     for output in failed_outputs(text):
         outputs = output.split()
         if any(exercise_file in o for o in outputs):
             continue
-        if any(os.path.basename(o) == os.path.basename(executable) for o in outputs):
+        if any(os.path.basename(o) in own_links for o in outputs):
             continue
         return output
     return ""

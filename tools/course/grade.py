@@ -200,7 +200,7 @@ def validate_lesson_argument(root: str, lesson: Optional[str]) -> None:
 
 
 SNAPSHOT_PARTS = ("CMakeLists.txt", "CMakePresets.json", "cmake", "cudasim", "lessons", "autograder/tests",
-                  "autograder/harness", "autograder/cmake", "autograder/perf")
+                  "autograder/harness", "autograder/cmake", "autograder/perf", "autograder/remote")
 FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
 

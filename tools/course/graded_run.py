@@ -119,7 +119,29 @@ def run_graded_tests(executable: str, expected: List[str], *, timeout: float,
         run.reason = "%d of %d tests failed" % (total - passed, total)
         if missing:
             run.reason += " (%d did not run)" % len(missing)
+    _report_worker_failures(run)
     return run
+
+
+def _report_worker_failures(run: GradedRun) -> None:
+    """A split program's judge outlives the submission's process: the tests it was running
+    failed, and the status says how the process ended (the first test's failure names it)."""
+    failures = run.signed.worker_failures if run.signed else {}
+    if not failures or run.status == PASSED:
+        return
+    first_test, how = next(iter(failures.items()))
+    if how.startswith("crashed "):
+        sig = how.split()[1]
+        run.status = "crashed (%s)" % sig
+        what = "was killed by %s%s" % (sig, _signal_hint(sig))
+    elif how.startswith("exited "):
+        run.status = ERROR
+        what = "exited (code %s) in the middle of a call" % how.split()[1]
+    else:
+        run.status = ERROR
+        what = "broke the judge's protocol"
+    run.reason = "the submission's process %s, in %d test%s (first: %s); %s" % (
+        what, len(failures), "" if len(failures) == 1 else "s", first_test, run.reason)
 
 
 def _secs(value: float) -> str:

@@ -56,6 +56,9 @@ def sign(key: bytes, body: str) -> str:
 class SignedResults:
     tests: Dict[str, str] = field(default_factory=dict)     # "Suite.name" -> passed|failed|skipped
     perf: Dict[str, Dict[str, str]] = field(default_factory=dict)
+    # What the judge saw of its worker (autograder/remote/): "Suite.name" -> "crashed SIGSEGV",
+    # "exited 0" or "protocol", for the tests whose worker failed.
+    worker_failures: Dict[str, str] = field(default_factory=dict)
 
 
 class ForgedResults(Exception):
@@ -80,6 +83,8 @@ def parse_signed_results(text: str, key: bytes) -> SignedResults:
             out.tests[parts[1]] = parts[2]
         elif len(parts) >= 2 and parts[0] == "perf":
             out.perf[parts[1]] = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
+        elif len(parts) >= 3 and parts[0] == "worker":
+            out.worker_failures.setdefault(parts[1], " ".join(parts[2:]))
         else:
             raise ForgedResults("the result file has an unexpected line: %r" % line[:80])
     return out

@@ -9,10 +9,6 @@
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
-#if defined(CUDASIM)
-#include <cudasim/stats.hpp>
-#endif
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -123,22 +119,12 @@ struct LaunchCount {
 };
 
 LaunchCount count_launches(const std::function<void()>& work) {
+  const course::test::GlobalTraffic counted = course::test::count_global_traffic(work);
   LaunchCount c;
-  CUDA_CHECK(cudaDeviceSynchronize());
-#if defined(CUDASIM)
-  c.counted = cudasim::stats_available();
-  if (!c.counted) c.why_not = "the simulator's counters are not available in this build";
-  cudasim::reset_stats();
-  work();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const cudasim::ApiStats api = cudasim::api_stats();
-  c.kernel_launches = api.kernel_launch_calls;
-  c.graph_launches = api.graph_launch_calls;
-#else
-  c.why_not = "launches are counted only on the simulator (on a GPU: nsys profile)";
-  work();
-  CUDA_CHECK(cudaDeviceSynchronize());
-#endif
+  c.counted = counted.counted;
+  c.why_not = counted.why_not;
+  c.kernel_launches = counted.kernel_launch_calls;
+  c.graph_launches = counted.graph_launch_calls;
   return c;
 }
 

@@ -73,6 +73,12 @@ class WhoseBuildFailure(unittest.TestCase):
         link = "FAILED: exercises/submission/00-gpu-vs-cpu/vector_add_test \nundefined reference\n"
         self.assertEqual(course_code_failure(own, "01_vector_add.cu", self.EXE), "")
         self.assertEqual(course_code_failure(link, "01_vector_add.cu", self.EXE), "")
+        # The grader's split program: the worker's link holds the submission (a clash of its
+        # definitions with the simulator's is the submission's); the judge's is the course's.
+        worker = "FAILED: exercises/submission/00-gpu-vs-cpu/vector_add_worker \nmultiple definition\n"
+        self.assertEqual(course_code_failure(worker, "01_vector_add.cu", self.EXE), "")
+        other = "FAILED: exercises/submission/00-gpu-vs-cpu/saxpy_worker \nmultiple definition\n"
+        self.assertIn("saxpy_worker", course_code_failure(other, "01_vector_add.cu", self.EXE))
 
     def test_a_simulator_or_test_file_is_the_courses(self):
         from course.build import course_code_failure

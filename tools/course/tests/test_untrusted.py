@@ -37,6 +37,28 @@ class SignedResultsTest(unittest.TestCase):
             with self.assertRaises(ForgedResults):
                 parse_signed_results(text, KEY)
 
+    def test_the_judges_record_of_a_failed_worker_is_read(self):
+        body = BODY.replace("end\n", "worker VectorAdd.Guards crashed SIGSEGV\nworker VectorAdd.Works exited 0\nend\n")
+        r = parse_signed_results(body + "hmac " + sign(KEY, body) + "\n", KEY)
+        self.assertEqual(r.worker_failures, {"VectorAdd.Guards": "crashed SIGSEGV", "VectorAdd.Works": "exited 0"})
+
+    def test_a_failed_worker_sets_the_status_and_costs_its_tests(self):
+        from course.graded_run import ERROR, GradedRun, _report_worker_failures
+        body = BODY.replace("end\n", "worker VectorAdd.Guards crashed SIGSEGV\nend\n")
+        run = GradedRun(status="failed", reason="1 of 2 tests failed", passed=1, total=2, scored=True,
+                        signed=parse_signed_results(body + "hmac " + sign(KEY, body) + "\n", KEY))
+        _report_worker_failures(run)
+        self.assertEqual(run.status, "crashed (SIGSEGV)")
+        self.assertIn("killed by SIGSEGV", run.reason)
+        self.assertIn("VectorAdd.Guards", run.reason)
+        self.assertEqual((run.passed, run.total), (1, 2))
+        body = BODY.replace("end\n", "worker VectorAdd.Guards exited 0\nend\n")
+        run = GradedRun(status="failed", reason="1 of 2 tests failed", passed=1, total=2, scored=True,
+                        signed=parse_signed_results(body + "hmac " + sign(KEY, body) + "\n", KEY))
+        _report_worker_failures(run)
+        self.assertEqual(run.status, ERROR)
+        self.assertIn("exited (code 0)", run.reason)
+
     def test_only_expected_tests_count(self):
         r = parse_signed_results(BODY + "hmac " + sign(KEY, BODY) + "\n", KEY)
         self.assertEqual(count_expected(r, ["VectorAdd.Works", "VectorAdd.Guards", "VectorAdd.Filtered"]),

@@ -1,0 +1,82 @@
+// The judge against a worker that misbehaves in every way the protocol allows
+// (hostile_worker.cpp): each misbehaviour fails the test it happens in with a message naming
+// what happened, and the next test gets a fresh, honest worker.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include "course_remote.hpp"
+
+#include <cstdlib>
+#include <string>
+
+int remote_probe(int x);
+COURSE_REMOTE_FUNCTION(int, remote_probe, (int x), (x))
+
+namespace {
+
+/// The message of the WorkerFailure that `remote_probe` throws under `mode`.
+std::string failure_under(const char* mode) {
+  ::setenv("HOSTILE_MODE", mode, 1);
+  try {
+    remote_probe(1);
+  } catch (const course::remote::WorkerFailure& e) {
+    ::setenv("HOSTILE_MODE", "honest", 1);
+    return e.what();
+  }
+  ::setenv("HOSTILE_MODE", "honest", 1);
+  return "(no failure)";
+}
+
+}  // namespace
+
+TEST(JudgeSurvives, AnHonestWorkerAnswers) {
+  ::setenv("HOSTILE_MODE", "honest", 1);
+  EXPECT_EQ(remote_probe(41), 42);
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 16), cudaSuccess);
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+}
+
+TEST(JudgeSurvives, AWorkerKilledBySignalIsNamed) {
+  EXPECT_NE(failure_under("segv").find("killed by SIGSEGV during remote_probe"), std::string::npos)
+      << failure_under("segv");
+}
+
+TEST(JudgeSurvives, AWorkerThatExitsMidCallIsNamed) {
+  EXPECT_NE(failure_under("exit0").find("exited with code 0 during remote_probe"), std::string::npos);
+}
+
+TEST(JudgeSurvives, AHugeReplyIsRefusedWithoutAllocating) {
+  EXPECT_NE(failure_under("huge").find("malformed reply"), std::string::npos);
+}
+
+TEST(JudgeSurvives, AShortReplyIsAFailure) { EXPECT_NE(failure_under("short").find("exited"), std::string::npos); }
+
+TEST(JudgeSurvives, AnUnknownStatusIsRefused) {
+  EXPECT_NE(failure_under("bad_status").find("malformed reply"), std::string::npos);
+}
+
+TEST(JudgeSurvives, AnUnknownExceptionKindIsRefused) {
+  EXPECT_NE(failure_under("bad_exception").find("broke the protocol"), std::string::npos);
+}
+
+TEST(JudgeSurvives, AChildHoldingTheChannelDoesNotHangTheJudge) {
+  EXPECT_NE(failure_under("silent_child").find("exited with code 0"), std::string::npos);
+}
+
+TEST(JudgeSurvives, ALongerReplyThanTheResultIsRefused) {
+  EXPECT_NE(failure_under("long_reply").find("broke the protocol (a reply longer than the result)"), std::string::npos);
+}
+
+TEST(JudgeSurvives, LaterRequestsOfAFailedTestFailAtOnce) {
+  failure_under("segv");
+  try {
+    remote_probe(1);
+    ADD_FAILURE() << "a request after the worker died was answered";
+  } catch (const course::remote::WorkerFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("had already failed in this test"), std::string::npos) << e.what();
+  }
+}
+
+TEST(JudgeSurvives, TheNextTestGetsAFreshWorker) { EXPECT_EQ(remote_probe(1), 2); }
