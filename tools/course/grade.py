@@ -205,6 +205,13 @@ FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
 
 
+def worker_of(executable: str) -> str:
+    """The worker beside a split test program (``vector_add_test`` -> ``vector_add_worker``):
+    the executable that holds the submission when the judge is separate (autograder/remote/)."""
+    base = executable[:-len("_test")] if executable.endswith("_test") else executable
+    return base + "_worker"
+
+
 def _same_content(source: str, target: str) -> bool:
     """Whether ``target`` is a plain file with the bytes of ``source`` (compared by content: a
     size and a time are easy to fake)."""
@@ -367,7 +374,13 @@ class Reference:
                 baseline.sections = section_names(found[0])
                 baseline.own = {d.name for obj in found for d in defined_symbols(obj)}
                 baseline.imports = {mangled for obj in found for mangled, _ in undefined_symbols(obj)}
-            baseline.trusted = trusted_definitions(self.executable(ex))
+            # Everything the programs define besides the submission: the test program and, where
+            # the grader splits it (autograder/remote/), the worker that links the submission with
+            # the simulator (its counting hooks, its allocator) as well as the judge.
+            baseline.trusted = set()
+            for program in (self.executable(ex), worker_of(self.executable(ex))):
+                if os.path.isfile(program):
+                    baseline.trusted |= trusted_definitions(program)
             self._baselines[ex.key] = baseline
         return self._baselines[ex.key]
 
