@@ -262,6 +262,10 @@ class WorkerFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The worker executable of this judge (generated per judge by course_remote_worker_path()
+/// in autograder/cmake/CourseGrader.cmake).
+const char* worker_executable();
+
 /// A reply to `what` that made no sense: ends the worker and throws WorkerFailure.
 [[noreturn]] void protocol_failure(const char* what, const std::string& why);
 

@@ -11,8 +11,8 @@
 // with it), and the event goes into the signed results ("worker <test> <what>"), so that the
 // grader can say the exercise crashed.
 //
-// The worker runs in fresh user, PID, network and IPC namespaces where the kernel allows it
-// (the grader's sandbox, tools/course/sandbox.py, already hides the file system for both):
+// The worker runs in fresh user and PID namespaces where the kernel allows it (the grader's
+// sandbox, tools/course/sandbox.py, already hides the file system and the network for both):
 // it cannot name the judge's process to signal or trace it, and its own children die with
 // it. The judge is also made non-dumpable, so that where namespaces are refused a process of
 // the same user still cannot read or write its memory through /proc or ptrace.
@@ -44,10 +44,6 @@
 #include <new>
 #include <string>
 #include <vector>
-
-#ifndef COURSE_WORKER_EXECUTABLE
-#error "COURSE_WORKER_EXECUTABLE: the worker's path, set by cmake/CourseExercise.cmake"
-#endif
 
 extern char** environ;
 
@@ -149,8 +145,10 @@ class Worker {
   /// worker ended on the status pipe.
   [[noreturn]] static void run_child(int channel, int status_pipe, char** envp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC) != 0) {
-      // No namespaces here (the grader's report already says its sandbox is degraded).
+    // A user namespace of its own (no capability over the judge's) and a PID namespace (the
+    // judge cannot be named). Network and IPC are the sandbox's already (empty, private);
+    // where the sandbox has no namespaces, neither can this, and the report says so.
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
     }
     const pid_t reaper = ::fork();
     if (reaper < 0) ::_exit(127);
@@ -167,8 +165,8 @@ class Worker {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::dup2(channel, kChannel) < 0) ::_exit(127);
       ::closefrom(kChannel + 1);
-      char* argv[] = {const_cast<char*>(COURSE_WORKER_EXECUTABLE), nullptr};
-      ::execve(COURSE_WORKER_EXECUTABLE, argv, envp);
+      char* argv[] = {const_cast<char*>(worker_executable()), nullptr};
+      ::execve(worker_executable(), argv, envp);
       ::_exit(127);
     }
     ::close(channel);

@@ -5,7 +5,6 @@ import os
 import re
 import secrets
 import shutil
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -138,20 +137,43 @@ def known_exercise_files(root: str) -> Dict[str, Set[str]]:
     return known
 
 
+def staging_folder(build_path: str) -> str:
+    """The folder a submission is copied into before it is built: beside ``build_path``,
+    private to this user (0700)."""
+    folder = build_path.rstrip(os.sep) + ".submission"
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
+
+
 def copy_submission(submission: str, known: Dict[str, Set[str]], dest: str) -> (Set[str], List[str]):
-    """Copy the submission's known ``NN-x/*.cu`` files into ``dest`` (files only: a symbolic
-    link is not followed). Returns the "lesson/file" keys copied and the submission's other
-    .cu files. A file the submission lacks is simply absent: CMake then defines no target
-    for it, and the grader scores it as not submitted."""
+    """Make ``dest`` hold exactly the submission's known ``NN-x/*.cu`` files (files only: a
+    symbolic link is not followed), by content: a file whose bytes are already there is left
+    alone (its time too), any other file in ``dest`` is removed. Returns the "lesson/file"
+    keys copied and the submission's other .cu files. A file the submission lacks is simply
+    absent: CMake then defines no target for it, and the grader scores it as not submitted."""
     submitted: Set[str] = set()
+    for entry in os.listdir(dest) if os.path.isdir(dest) else []:
+        if entry not in known:
+            _remove(os.path.join(dest, entry))
     for lesson, names in known.items():
-        os.makedirs(os.path.join(dest, lesson), exist_ok=True)
+        folder = os.path.join(dest, lesson)
+        if os.path.islink(folder) or (os.path.exists(folder) and not os.path.isdir(folder)):
+            _remove(folder)
+        os.makedirs(folder, exist_ok=True)
+        for entry in os.listdir(folder):
+            if entry not in names:
+                _remove(os.path.join(folder, entry))
         for name in names:
             src = os.path.join(submission, lesson, name)
-            target = os.path.join(dest, lesson, name)
+            target = os.path.join(folder, name)
             if os.path.isfile(src) and not os.path.islink(src):
-                shutil.copyfile(src, target)
+                if not _same_content(src, target):
+                    _remove(target)
+                    shutil.copyfile(src, target)
                 submitted.add(lesson + "/" + name)
+            else:
+                _remove(target)
     ignored = []
     for dirpath, _, filenames in os.walk(submission):
         for name in filenames:
@@ -203,6 +225,21 @@ SNAPSHOT_PARTS = ("CMakeLists.txt", "CMakePresets.json", "cmake", "cudasim", "le
                   "autograder/harness", "autograder/cmake", "autograder/perf", "autograder/remote")
 FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
+
+
+def _read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _remove(path: str) -> None:
+    if os.path.islink(path) or os.path.isfile(path):
+        os.remove(path)
+    elif os.path.isdir(path):
+        shutil.rmtree(path)
 
 
 def worker_of(executable: str) -> str:
@@ -524,173 +561,180 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     # wrote into it (where the sandbox could not stop it) is undone before this one is built.
     if snapshot is None or _is_course_snapshot(root, toolchain.backend, snapshot):
         snapshot = course_snapshot(root, toolchain.backend)
-    private = tempfile.mkdtemp(prefix="course-submission-")   # mode 0700: private to this user
-    try:
-        copy_dir = os.path.join(private, "submission")
-        submitted, ignored = copy_submission(submission, known, copy_dir)
-        build = BuildDir(snapshot, build_dir or grade_build_dir(root, toolchain.backend, submission), toolchain,
-                         {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
-        build.configure()
-        manifest = build.manifest()
-        exercises: List[Exercise] = manifest.exercises
-        selected_lesson = None
-        if lesson:
-            lessons = list(dict.fromkeys(resolve_lesson(manifest, part) for part in lesson_arguments(lesson)))
-            selected_lesson = ",".join(lessons)
-            exercises = [ex for ex in exercises if ex.lesson in lessons]
-        report = GradeReport(backend=toolchain.backend, submission=os.path.abspath(submission),
-                             lesson=selected_lesson, exercises=[], seed=seed,
-                             ignored_files=[f for f in ignored if not _is_known(f, known)])
-        rubrics = {}
-        for lesson_name in dict.fromkeys(ex.lesson for ex in exercises):
-            rubrics[lesson_name] = load_rubric(root, lesson_name)
-            report.warnings += rubrics[lesson_name].warnings([e.name for e in manifest.lesson_exercises(lesson_name)])
-        report.warnings += sandbox_warnings()
-        if reference.correctness_only:
-            report.warnings.append(CorrectnessOnlyReference.WARNING)
-        if not quiet:
-            for w in report.warnings:
-                ui.warn(w)
+    build_path = build_dir or grade_build_dir(root, toolchain.backend, submission)
+    # The private copy sits beside its build folder and keeps its path from one grading to the
+    # next, synced by content: an unchanged file keeps its time, so CMake is not reconfigured
+    # and only the exercises whose files changed are rebuilt (grade-all's slots and the
+    # planted-submission suite grade many submissions in one build folder).
+    copy_dir = staging_folder(build_path)
+    submitted, ignored = copy_submission(submission, known, copy_dir)
+    build = BuildDir(snapshot, build_path, toolchain,
+                     {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
+    # CMake defines a target per file present when it configures: another set of files
+    # (a file missing now, or back) needs a fresh configure.
+    files_seen = os.path.join(build_path, "course_submitted_files.txt")
+    listing = "\n".join(sorted(submitted)) + "\n"
+    build.configure(force=_read_text(files_seen) != listing)
+    with open(files_seen, "w", encoding="utf-8") as f:
+        f.write(listing)
+    manifest = build.manifest()
+    exercises: List[Exercise] = manifest.exercises
+    selected_lesson = None
+    if lesson:
+        lessons = list(dict.fromkeys(resolve_lesson(manifest, part) for part in lesson_arguments(lesson)))
+        selected_lesson = ",".join(lessons)
+        exercises = [ex for ex in exercises if ex.lesson in lessons]
+    report = GradeReport(backend=toolchain.backend, submission=os.path.abspath(submission),
+                         lesson=selected_lesson, exercises=[], seed=seed,
+                         ignored_files=[f for f in ignored if not _is_known(f, known)])
+    rubrics = {}
+    for lesson_name in dict.fromkeys(ex.lesson for ex in exercises):
+        rubrics[lesson_name] = load_rubric(root, lesson_name)
+        report.warnings += rubrics[lesson_name].warnings([e.name for e in manifest.lesson_exercises(lesson_name)])
+    report.warnings += sandbox_warnings()
+    if reference.correctness_only:
+        report.warnings.append(CorrectnessOnlyReference.WARNING)
+    if not quiet:
+        for w in report.warnings:
+            ui.warn(w)
 
-        grades = {}
-        for ex in exercises:
-            rubric = rubrics[ex.lesson]
-            criterion = rubric.criterion_for(ex.name, toolchain.backend)
-            perf_points = 0.0 if reference.correctness_only else rubric.performance_points_for(ex.name)
-            if perf_points > 0 and criterion != "none" and not reference.has_perf_case(ex):
-                report.warnings.append("%s: performance_points but no CoursePerf case in autograder/perf/%s/"
-                                       "perf_%s.cpp; performance not graded" % (ex.key, ex.lesson, ex.name))
-                perf_points = 0.0
-            grades[ex.key] = ExerciseGrade(lesson=ex.lesson, name=ex.name, file=ex.lesson + "/" + ex.file,
-                                           max_score=rubric.points_for(ex.name), performance_max=perf_points,
-                                           criterion=criterion if perf_points > 0 else "none",
-                                           performance="not graded (no performance points)" if perf_points <= 0
-                                           or criterion == "none" else "")
-            if reference.correctness_only and rubric.performance_points_for(ex.name) > 0:
-                grades[ex.key].performance = "not graded: needs the instructor's copy of the course"
-        to_build = []
-        for ex in exercises:
-            grade = grades[ex.key]
-            if ex.lesson + "/" + ex.file not in submitted:
-                grade.note = "file %s/%s not found in the submission" % (ex.lesson, ex.file)
-                continue
-            with open(os.path.join(copy_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
-                hits = solution_includes(f.read())
-            if hits:
-                grade.status = FORBIDDEN_INCLUDE
-                grade.note = "includes a reference solution; scored 0"
-                grade.feedback = ("A submission may not include files from solutions/: %s. Write the exercise "
-                                  "yourself." % "; ".join(hits))
-                continue
-            to_build.append(ex)
-        targets = {ex.variant("submission").target: ex for ex in to_build}
-        outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
-        for target, ex in targets.items():
-            grade = grades[ex.key]
-            outcome = outcomes[target]
-            objects = object_files(build.path, target, ex.file)
-            rule = None
-            baseline = reference.object_baseline(ex)
-            for obj in objects if baseline is not None else []:
-                rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
-                if not rule:
-                    rule = source_rule(build, obj, copy_dir)
-                if not rule:
-                    inputs = dependency_paths(build, obj) + "\n" + "\n".join(
-                        rewrite_inputs(build.path, target, ex.file))
-                    reached = dependencies_under(inputs, os.path.join(root, "solutions"))
-                    outside = dependencies_outside(inputs, [snapshot, copy_dir, build.path], root)
-                    if reached or outside:
-                        grade.status = FORBIDDEN_INCLUDE
-                        if reached:
-                            grade.note = "includes a reference solution; scored 0"
-                            grade.feedback = ("A submission may not include files from solutions/; the compiler "
-                                              "read: %s" % ", ".join(reached[:5]))
-                        else:
-                            grade.note = "includes files from outside the course; scored 0"
-                            grade.feedback = ("A submission compiles against the course's headers and the system's "
-                                              "only; the compiler read: %s" % ", ".join(outside[:5]))
-                        break
-                if rule:
+    grades = {}
+    for ex in exercises:
+        rubric = rubrics[ex.lesson]
+        criterion = rubric.criterion_for(ex.name, toolchain.backend)
+        perf_points = 0.0 if reference.correctness_only else rubric.performance_points_for(ex.name)
+        if perf_points > 0 and criterion != "none" and not reference.has_perf_case(ex):
+            report.warnings.append("%s: performance_points but no CoursePerf case in autograder/perf/%s/"
+                                   "perf_%s.cpp; performance not graded" % (ex.key, ex.lesson, ex.name))
+            perf_points = 0.0
+        grades[ex.key] = ExerciseGrade(lesson=ex.lesson, name=ex.name, file=ex.lesson + "/" + ex.file,
+                                       max_score=rubric.points_for(ex.name), performance_max=perf_points,
+                                       criterion=criterion if perf_points > 0 else "none",
+                                       performance="not graded (no performance points)" if perf_points <= 0
+                                       or criterion == "none" else "")
+        if reference.correctness_only and rubric.performance_points_for(ex.name) > 0:
+            grades[ex.key].performance = "not graded: needs the instructor's copy of the course"
+    to_build = []
+    for ex in exercises:
+        grade = grades[ex.key]
+        if ex.lesson + "/" + ex.file not in submitted:
+            grade.note = "file %s/%s not found in the submission" % (ex.lesson, ex.file)
+            continue
+        with open(os.path.join(copy_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
+            hits = solution_includes(f.read())
+        if hits:
+            grade.status = FORBIDDEN_INCLUDE
+            grade.note = "includes a reference solution; scored 0"
+            grade.feedback = ("A submission may not include files from solutions/: %s. Write the exercise "
+                              "yourself." % "; ".join(hits))
+            continue
+        to_build.append(ex)
+    targets = {ex.variant("submission").target: ex for ex in to_build}
+    outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
+    for target, ex in targets.items():
+        grade = grades[ex.key]
+        outcome = outcomes[target]
+        objects = object_files(build.path, target, ex.file)
+        rule = None
+        baseline = reference.object_baseline(ex)
+        for obj in objects if baseline is not None else []:
+            rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
+            if not rule:
+                rule = source_rule(build, obj, copy_dir)
+            if not rule:
+                inputs = dependency_paths(build, obj) + "\n" + "\n".join(
+                    rewrite_inputs(build.path, target, ex.file))
+                reached = dependencies_under(inputs, os.path.join(root, "solutions"))
+                outside = dependencies_outside(inputs, [snapshot, copy_dir, build.path], root)
+                if reached or outside:
+                    grade.status = FORBIDDEN_INCLUDE
+                    if reached:
+                        grade.note = "includes a reference solution; scored 0"
+                        grade.feedback = ("A submission may not include files from solutions/; the compiler "
+                                          "read: %s" % ", ".join(reached[:5]))
+                    else:
+                        grade.note = "includes files from outside the course; scored 0"
+                        grade.feedback = ("A submission compiles against the course's headers and the system's "
+                                          "only; the compiler read: %s" % ", ".join(outside[:5]))
                     break
             if rule:
-                grade.status = FORBIDDEN_CALL
-                grade.note = rule.split(":")[0] + "; scored 0"
-                grade.feedback = rule
-                continue
-            if grade.status == FORBIDDEN_INCLUDE:
-                continue
-            if not outcome.ok:
-                broken = course_code_failure(outcome.output, ex.file, ex.variant("submission").executable)
-                if broken:
-                    ui.progress(outcome.output.rstrip())
-                    raise CourseError("grading stopped: the course's own code failed to build (%s), not the "
-                                      "submission; fix the course and grade again" % broken, FAILURE)
-                grade.status = COMPILE_ERROR
-                grade.note = "does not compile; the compiler's messages follow"
-                messages = compiler_messages_for_student(readable_build_output(outcome.output),
-                                                         [copy_dir, snapshot, build.path], root)
-                grade.feedback = _cap(messages.replace(copy_dir + os.sep, "submission/"))
-                continue
-            if not quiet:
-                ui.progress("running %s ..." % ex.key, end="")
-            run = run_graded_tests(ex.variant("submission").executable,
-                                   reference.applicable_tests(ex, timeout, memory_bytes),
-                                   timeout=timeout, memory_bytes=memory_bytes, seed=seed)
-            if not quiet:
-                ui.progress(" " + run.status)
-            grade.status = run.status
-            grade.note = run.reason
-            grade.tests_passed = run.passed
-            grade.tests_total = run.total
-            if run.scored:
-                grade.score = score(grade.max_score, run.passed, run.total or 0)
-                if run.messages:
-                    grade.failures = [{"test": c.full_name, "message": "\n".join(c.failures)}
-                                      for c in run.messages.failed_cases]
-                    grade.feedback = run.messages.failure_report()
-                if run.missing:
-                    grade.feedback += "\nTests that did not run (they count as failed): %s\n" % ", ".join(run.missing)
-                reports = program_output_for_student(run.process.output if run.process else "")
-                if reports and run.passed < (run.total or 0):
-                    # A race or an out-of-bounds access fails a test as a launch failure; the
-                    # simulator's report says which kernel, thread and line.
-                    grade.feedback += "\nWhat the simulator reported:\n" + reports + "\n"
-            else:
-                grade.score = 0.0
-                shown = program_output_for_student(run.process.output if run.process else "")
-                grade.feedback = run.reason + ("\n\nWhat the simulator and the C++ runtime reported:\n" + shown
-                                               if shown.strip() else "")
-            if grade.status == ERROR and not grade.note:
-                grade.note = "no usable test results"
-        # Performance, only for exercises with performance points.
-        for ex in exercises:
-            grade = grades[ex.key]
-            if grade.performance_max <= 0 or grade.criterion == "none":
-                continue
-            if grade.status != PASSED:
-                grade.performance = "not measured: the exercise must pass every test first"
-                grade.performance_graded = True
-                continue
-            outcome = measure_performance(reference, ex, ex.variant("submission").executable, grade.criterion,
-                                          timeout=timeout, memory_bytes=memory_bytes)
-            grade.performance = outcome.summary
-            grade.performance_graded = outcome.graded
-            grade.performance_suspicious = outcome.suspicious
-            grade.performance_ratio = outcome.ratio
-            if outcome.graded:
-                grade.performance_score = round(grade.performance_max * outcome.fraction, 2)
-        for g in grades.values():
-            if g.performance_max > 0 and g.criterion != "none" and g.status != PASSED and not g.performance_graded:
-                # Whether performance counts depends on the backend, not on this student's code.
-                g.performance_graded = reference_perf_counted(reference, g, manifest, timeout, memory_bytes)
-                if not g.performance_graded:
-                    g.performance = "not graded on %s yet" % toolchain.backend
-        report.exercises = [grades[ex.key] for ex in exercises]
-        report.execution_time = time.monotonic() - started
-        return report
-    finally:
-        shutil.rmtree(private, ignore_errors=True)
+                break
+        if rule:
+            grade.status = FORBIDDEN_CALL
+            grade.note = rule.split(":")[0] + "; scored 0"
+            grade.feedback = rule
+            continue
+        if grade.status == FORBIDDEN_INCLUDE:
+            continue
+        if not outcome.ok:
+            broken = course_code_failure(outcome.output, ex.file, ex.variant("submission").executable)
+            if broken:
+                ui.progress(outcome.output.rstrip())
+                raise CourseError("grading stopped: the course's own code failed to build (%s), not the "
+                                  "submission; fix the course and grade again" % broken, FAILURE)
+            grade.status = COMPILE_ERROR
+            grade.note = "does not compile; the compiler's messages follow"
+            messages = compiler_messages_for_student(readable_build_output(outcome.output),
+                                                     [copy_dir, snapshot, build.path], root)
+            grade.feedback = _cap(messages.replace(copy_dir + os.sep, "submission/"))
+            continue
+        if not quiet:
+            ui.progress("running %s ..." % ex.key, end="")
+        run = run_graded_tests(ex.variant("submission").executable,
+                               reference.applicable_tests(ex, timeout, memory_bytes),
+                               timeout=timeout, memory_bytes=memory_bytes, seed=seed)
+        if not quiet:
+            ui.progress(" " + run.status)
+        grade.status = run.status
+        grade.note = run.reason
+        grade.tests_passed = run.passed
+        grade.tests_total = run.total
+        if run.scored:
+            grade.score = score(grade.max_score, run.passed, run.total or 0)
+            if run.messages:
+                grade.failures = [{"test": c.full_name, "message": "\n".join(c.failures)}
+                                  for c in run.messages.failed_cases]
+                grade.feedback = run.messages.failure_report()
+            if run.missing:
+                grade.feedback += "\nTests that did not run (they count as failed): %s\n" % ", ".join(run.missing)
+            reports = program_output_for_student(run.process.output if run.process else "")
+            if reports and run.passed < (run.total or 0):
+                # A race or an out-of-bounds access fails a test as a launch failure; the
+                # simulator's report says which kernel, thread and line.
+                grade.feedback += "\nWhat the simulator reported:\n" + reports + "\n"
+        else:
+            grade.score = 0.0
+            shown = program_output_for_student(run.process.output if run.process else "")
+            grade.feedback = run.reason + ("\n\nWhat the simulator and the C++ runtime reported:\n" + shown
+                                           if shown.strip() else "")
+        if grade.status == ERROR and not grade.note:
+            grade.note = "no usable test results"
+    # Performance, only for exercises with performance points.
+    for ex in exercises:
+        grade = grades[ex.key]
+        if grade.performance_max <= 0 or grade.criterion == "none":
+            continue
+        if grade.status != PASSED:
+            grade.performance = "not measured: the exercise must pass every test first"
+            grade.performance_graded = True
+            continue
+        outcome = measure_performance(reference, ex, ex.variant("submission").executable, grade.criterion,
+                                      timeout=timeout, memory_bytes=memory_bytes)
+        grade.performance = outcome.summary
+        grade.performance_graded = outcome.graded
+        grade.performance_suspicious = outcome.suspicious
+        grade.performance_ratio = outcome.ratio
+        if outcome.graded:
+            grade.performance_score = round(grade.performance_max * outcome.fraction, 2)
+    for g in grades.values():
+        if g.performance_max > 0 and g.criterion != "none" and g.status != PASSED and not g.performance_graded:
+            # Whether performance counts depends on the backend, not on this student's code.
+            g.performance_graded = reference_perf_counted(reference, g, manifest, timeout, memory_bytes)
+            if not g.performance_graded:
+                g.performance = "not graded on %s yet" % toolchain.backend
+    report.exercises = [grades[ex.key] for ex in exercises]
+    report.execution_time = time.monotonic() - started
+    return report
 
 
 _COUNTED_CACHE: Dict[str, bool] = {}

@@ -36,6 +36,31 @@ class CopyingASubmission(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(dest, "00-gpu-vs-cpu", "99_extra.cu")))
             self.assertIn("00-gpu-vs-cpu/99_extra.cu", others)
 
+    def test_a_second_submission_replaces_the_first_by_content(self):
+        # The copy is kept between gradings: an unchanged file keeps its time (no rebuild),
+        # a changed one is rewritten, and nothing of the previous submission stays behind.
+        known = {"00-gpu-vs-cpu": {"01_vector_add.cu", "02_saxpy.cu"}}
+        with tempfile.TemporaryDirectory() as tmp:
+            dest = os.path.join(tmp, "copy")
+            first, second = os.path.join(tmp, "first"), os.path.join(tmp, "second")
+            touch(os.path.join(first, "00-gpu-vs-cpu", "01_vector_add.cu"), "int same;\n")
+            touch(os.path.join(first, "00-gpu-vs-cpu", "02_saxpy.cu"), "int old;\n")
+            touch(os.path.join(second, "00-gpu-vs-cpu", "01_vector_add.cu"), "int same;\n")
+            copy_submission(first, known, dest)
+            kept = os.path.join(dest, "00-gpu-vs-cpu", "01_vector_add.cu")
+            os.utime(kept, (1000, 1000))
+            touch(os.path.join(dest, "00-gpu-vs-cpu", "planted.h"), "left behind")
+            touch(os.path.join(dest, "elsewhere", "x.cu"), "left behind")
+            submitted, _ = copy_submission(second, known, dest)
+            self.assertEqual(submitted, {"00-gpu-vs-cpu/01_vector_add.cu"})
+            self.assertEqual(os.path.getmtime(kept), 1000)
+            self.assertEqual(sorted(os.listdir(dest)), ["00-gpu-vs-cpu"])
+            self.assertEqual(os.listdir(os.path.join(dest, "00-gpu-vs-cpu")), ["01_vector_add.cu"])
+            touch(os.path.join(second, "00-gpu-vs-cpu", "01_vector_add.cu"), "int diff;\n")
+            copy_submission(second, known, dest)
+            with open(kept) as f:
+                self.assertEqual(f.read(), "int diff;\n")
+
     def test_build_folder_depends_on_the_submission_path(self):
         a = grade_build_dir("/repo", "sim", "/tmp/a")
         self.assertEqual(a, grade_build_dir("/repo", "sim", "/tmp/a/"))
