@@ -85,6 +85,25 @@ enum class Status : std::uint32_t {
   exception = 1,  ///< the contract function threw: kind, code, message follow
 };
 
+/// What starts a request on the channel, followed by `size` bytes of arguments. The nonce is
+/// fresh and random per request, and the reply must carry it back: a submission that writes
+/// into the channel itself (its code shares the worker's file descriptors) cannot answer a
+/// request it has not seen, so it cannot feed the judge replies of its own making ahead of
+/// the worker's (forged counters, say) without first finding the nonce in its process's
+/// memory.
+struct RequestHeader {
+  std::uint32_t op;
+  std::uint64_t nonce;
+  std::uint64_t size;
+};
+
+/// What starts a reply, followed by `size` bytes of results.
+struct ReplyHeader {
+  std::uint32_t status;
+  std::uint64_t nonce;
+  std::uint64_t size;
+};
+
 /// What the worker caught, so that the judge can throw the same kind of exception.
 enum class ExceptionKind : std::uint32_t {
   cuda_error = 0,  ///< course::CudaError (code: the cudaError_t)
@@ -157,6 +176,9 @@ class Writer {
     put<std::uint64_t>(text.size());
     append(text.data(), text.size());
   }
+  Writer() = default;
+  /// A message whose bytes are already made.
+  explicit Writer(std::string bytes) : bytes_(std::move(bytes)) {}
   void put_bytes(const void* data, std::size_t size) {
     put<std::uint64_t>(size);
     append(data, size);

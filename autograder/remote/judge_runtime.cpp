@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +67,21 @@ std::vector<std::string> worker_environment() {
   return env;
 }
 
+/// 64 random bits from the kernel, one request's nonce (course_remote.hpp, RequestHeader).
+std::uint64_t fresh_nonce() {
+  std::uint64_t nonce = 0;
+  char* p = reinterpret_cast<char*>(&nonce);
+  std::size_t left = sizeof nonce;
+  while (left > 0) {
+    const ssize_t got = ::getrandom(p, left, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw WorkerFailure("the grader could not draw a random nonce");
+    p += got;
+    left -= static_cast<std::size_t>(got);
+  }
+  return nonce;
+}
+
 /// The worker process and its channel; at most one at a time.
 class Worker {
  public:
@@ -73,19 +89,16 @@ class Worker {
   std::string exchange(Op op, const std::string& arguments, Status& status, const char* what) {
     if (failed_) throw WorkerFailure("the submission's process had already failed in this test (" + failure_ + ")");
     if (pid_ <= 0) start();
-    const std::uint32_t code = static_cast<std::uint32_t>(op);
-    const std::uint64_t size = arguments.size();
-    if (!write_exactly(&code, sizeof code) || !write_exactly(&size, sizeof size) ||
-        !write_exactly(arguments.data(), arguments.size()))
-      fail(what);
-    std::uint32_t status_code = 0;
-    std::uint64_t reply_size = 0;
-    if (!read_exactly(&status_code, sizeof status_code) || !read_exactly(&reply_size, sizeof reply_size)) fail(what);
-    if (status_code > static_cast<std::uint32_t>(Status::exception) || reply_size > kMaxMessageBytes)
+    const RequestHeader request{static_cast<std::uint32_t>(op), fresh_nonce(), arguments.size()};
+    if (!write_exactly(&request, sizeof request) || !write_exactly(arguments.data(), arguments.size())) fail(what);
+    ReplyHeader header{};
+    if (!read_exactly(&header, sizeof header)) fail(what);
+    if (header.status > static_cast<std::uint32_t>(Status::exception) || header.size > kMaxMessageBytes)
       fail(what, "it sent a malformed reply");
-    std::string reply(static_cast<std::size_t>(reply_size), '\0');
+    if (header.nonce != request.nonce) fail(what, "a reply to a request that was not this one");
+    std::string reply(static_cast<std::size_t>(header.size), '\0');
     if (!read_exactly(&reply[0], reply.size())) fail(what);
-    status = static_cast<Status>(status_code);
+    status = static_cast<Status>(header.status);
     return reply;
   }
 

@@ -35,11 +35,11 @@ std::map<std::string, Handler>& handlers() {
   return all;
 }
 
-bool send_reply(Status status, const std::string& payload) {
-  const std::uint32_t code = static_cast<std::uint32_t>(status);
-  const std::uint64_t size = payload.size();
-  return write_fully(kChannel, &code, sizeof code) && write_fully(kChannel, &size, sizeof size) &&
-         write_fully(kChannel, payload.data(), payload.size());
+/// A reply carries the request's nonce back: the judge accepts no reply to a request it has
+/// not sent yet (see RequestHeader).
+bool send_reply(Status status, std::uint64_t nonce, const std::string& payload) {
+  const ReplyHeader header{static_cast<std::uint32_t>(status), nonce, payload.size()};
+  return write_fully(kChannel, &header, sizeof header) && write_fully(kChannel, payload.data(), payload.size());
 }
 
 // ---- the runtime requests: each reads its arguments and writes its results -------------------
@@ -241,45 +241,50 @@ std::string exception_reply(ExceptionKind kind, std::int32_t code, const std::st
   return out.bytes();
 }
 
+/// Runs one request; what it threw becomes an exception reply.
+Status run(Op op, Reader& in, Writer& out) {
+  try {
+    if (op == Op::call) handle_call(in, out);
+    else handle_runtime(op, in, out);
+    return Status::ok;
+  } catch (const course::CudaError& e) {
+    out = Writer(exception_reply(ExceptionKind::cuda_error, e.code(), e.what()));
+#ifdef COURSE_HAVE_CUBLAS
+  } catch (const course::CublasError& e) {
+    out = Writer(exception_reply(ExceptionKind::cublas_error, e.status(), e.what()));
+#endif
+  } catch (const std::invalid_argument& e) {
+    out = Writer(exception_reply(ExceptionKind::invalid_argument, 0, e.what()));
+  } catch (const std::out_of_range& e) {
+    out = Writer(exception_reply(ExceptionKind::out_of_range, 0, e.what()));
+  } catch (const std::length_error& e) {
+    out = Writer(exception_reply(ExceptionKind::length_error, 0, e.what()));
+  } catch (const std::domain_error& e) {
+    out = Writer(exception_reply(ExceptionKind::domain_error, 0, e.what()));
+  } catch (const std::logic_error& e) {
+    out = Writer(exception_reply(ExceptionKind::logic_error, 0, e.what()));
+  } catch (const std::runtime_error& e) {
+    out = Writer(exception_reply(ExceptionKind::runtime_error, 0, e.what()));
+  } catch (const std::bad_alloc& e) {
+    out = Writer(exception_reply(ExceptionKind::bad_alloc, 0, e.what()));
+  } catch (const std::exception& e) {
+    out = Writer(exception_reply(ExceptionKind::other_std, 0, e.what()));
+  } catch (...) {
+    out = Writer(exception_reply(ExceptionKind::not_std, 0, "an exception that is not a std::exception"));
+  }
+  return Status::exception;
+}
+
 /// One request: runs it and answers. False when the judge has gone.
 bool serve_one() {
-  std::uint32_t op = 0;
-  std::uint64_t size = 0;
-  if (!read_fully(kChannel, &op, sizeof op) || !read_fully(kChannel, &size, sizeof size)) return false;
-  if (size > kMaxMessageBytes) return false;
-  std::string payload(static_cast<std::size_t>(size), '\0');
+  RequestHeader header{};
+  if (!read_fully(kChannel, &header, sizeof header) || header.size > kMaxMessageBytes) return false;
+  std::string payload(static_cast<std::size_t>(header.size), '\0');
   if (!read_fully(kChannel, &payload[0], payload.size())) return false;
   Reader in(payload);
   Writer out;
-  try {
-    if (static_cast<Op>(op) == Op::call) handle_call(in, out);
-    else handle_runtime(static_cast<Op>(op), in, out);
-  } catch (const course::CudaError& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::cuda_error, e.code(), e.what()));
-#ifdef COURSE_HAVE_CUBLAS
-  } catch (const course::CublasError& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::cublas_error, e.status(), e.what()));
-#endif
-  } catch (const std::invalid_argument& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::invalid_argument, 0, e.what()));
-  } catch (const std::out_of_range& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::out_of_range, 0, e.what()));
-  } catch (const std::length_error& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::length_error, 0, e.what()));
-  } catch (const std::domain_error& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::domain_error, 0, e.what()));
-  } catch (const std::logic_error& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::logic_error, 0, e.what()));
-  } catch (const std::runtime_error& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::runtime_error, 0, e.what()));
-  } catch (const std::bad_alloc& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::bad_alloc, 0, e.what()));
-  } catch (const std::exception& e) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::other_std, 0, e.what()));
-  } catch (...) {
-    return send_reply(Status::exception, exception_reply(ExceptionKind::not_std, 0, "an exception that is not a std::exception"));
-  }
-  return send_reply(Status::ok, out.bytes());
+  const Status status = run(static_cast<Op>(header.op), in, out);
+  return send_reply(status, header.nonce, out.bytes());
 }
 
 }  // namespace

@@ -47,6 +47,17 @@ CASES = {
                                              "  if (n == 0) return;\n  if (n == 1) *(volatile int*)nullptr = 1;\n")]},
                              "expect": {"vector_add": "partial"}, "status": {"vector_add": "crashed"},
                              "performance": {"vector_add": "zero"}},
+    # Writes a reply of its own into the judge's channel (the worker's descriptor 3, reached
+    # through stdout's descriptor number, which names nothing the allow-list refuses): it cannot
+    # know the nonce of the request, so the judge refuses the reply and fails the tests.
+    "write_into_the_judges_channel": {
+        "base": "solutions",
+        "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"),
+                       ("  if (n == 0) return;\n",
+                        "  if (n == 0) return;\n  stdout->_fileno = 3;\n"
+                        "  static const unsigned char reply[24] = {0};\n"
+                        "  std::fwrite(reply, 1, sizeof reply, stdout);\n  std::fflush(stdout);\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "error"}},
     "infinite_loop": {"base": "solutions",
                       "patch": {VA: [("  if (n == 0) return;\n",
                                       "  if (n == 0) return;\n  for (volatile int spin = 0;; spin = spin + 0) {}\n")]},

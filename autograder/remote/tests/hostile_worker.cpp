@@ -10,6 +10,7 @@
 //   bad_exception answers with an exception of an unknown kind
 //   silent_child  leaves a child holding the channel open, and exits
 //   long_reply    answers with more bytes than the result has
+//   ahead         answers the call, then sends a reply to a request the judge has not made
 #define COURSE_REMOTE_WORKER 1
 #include "course_remote.hpp"
 
@@ -32,9 +33,11 @@ void send_all(const void* data, std::size_t size) {
   }
 }
 
+std::uint64_t g_nonce = 0;  // the nonce of the request being answered
+
 void reply(std::uint32_t status, const std::string& payload, std::uint64_t announced) {
-  send_all(&status, sizeof status);
-  send_all(&announced, sizeof announced);
+  const course::remote::ReplyHeader header{status, g_nonce, announced};
+  send_all(&header, sizeof header);
   send_all(payload.data(), payload.size());
 }
 
@@ -55,9 +58,11 @@ int main() {
   const char* env = std::getenv("HOSTILE_MODE");
   const std::string mode = env ? env : "honest";
   for (;;) {
-    std::uint32_t op = 0;
-    std::uint64_t size = 0;
-    if (!read_all(&op, sizeof op) || !read_all(&size, sizeof size)) return 0;
+    course::remote::RequestHeader request{};
+    if (!read_all(&request, sizeof request)) return 0;
+    const std::uint32_t op = request.op;
+    const std::uint64_t size = request.size;
+    g_nonce = request.nonce;
     std::string payload(size, '\0');
     if (!read_all(&payload[0], size)) return 0;
     course::remote::Reader in(payload);
@@ -79,6 +84,15 @@ int main() {
       return 0;
     }
     if (mode == "bad_status") reply(7, "", 0);
+    if (mode == "ahead") {
+      // A reply to the call, then one to a request not sent yet (which it cannot know).
+      out.put<int>(x + 1);
+      reply(0, out.bytes(), out.bytes().size());
+      const std::string empty;
+      g_nonce ^= 1;
+      reply(0, empty, 0);
+      continue;
+    }
     if (mode == "bad_exception") {
       out.put<std::uint32_t>(999);
       out.put<std::int32_t>(0);

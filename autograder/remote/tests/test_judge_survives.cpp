@@ -69,6 +69,19 @@ TEST(JudgeSurvives, ALongerReplyThanTheResultIsRefused) {
   EXPECT_NE(failure_under("long_reply").find("broke the protocol (a reply longer than the result)"), std::string::npos);
 }
 
+TEST(JudgeSurvives, AReplyToARequestNotYetMadeIsRefused) {
+  // The injected reply would be taken as the answer to the next request; its nonce is wrong.
+  ::setenv("HOSTILE_MODE", "ahead", 1);
+  EXPECT_EQ(remote_probe(1), 2);
+  try {
+    cudaDeviceSynchronize();
+    ADD_FAILURE() << "a reply sent ahead of its request was accepted";
+  } catch (const course::remote::WorkerFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("a reply to a request that was not this one"), std::string::npos) << e.what();
+  }
+  ::setenv("HOSTILE_MODE", "honest", 1);
+}
+
 TEST(JudgeSurvives, LaterRequestsOfAFailedTestFailAtOnce) {
   failure_under("segv");
   try {
