@@ -6,7 +6,8 @@
 /// row-major order or batches, are not provided), A and B both CUDA_R_32F or both CUDA_R_16BF,
 /// C and D CUDA_R_32F or CUDA_R_16BF (the same type), a CUBLAS_COMPUTE_32F* compute type with
 /// CUDA_R_32F scale type, the descriptor attributes TRANSA, TRANSB, POINTER_MODE (host or
-/// device), COMPUTE_TYPE, SCALE_TYPE and EPILOGUE (CUBLASLT_EPILOGUE_DEFAULT only). D may be C
+/// device), COMPUTE_TYPE, SCALE_TYPE, EPILOGUE (bias, RELU, GELU and GELU_AUX: see
+/// cublasLtEpilogue_t) with BIAS_POINTER, BIAS_DATA_TYPE, EPILOGUE_AUX_POINTER and _LD. D may be C
 /// or another buffer with C's layout. `algo` may be null (there is one algorithm) and the
 /// workspace is not used. The heuristics API (cublasLtMatmulPreference*, with every preference
 /// attribute stored and none changing the choice, and cublasLtMatmulAlgoGetHeuristic) finds
@@ -56,15 +57,25 @@ typedef enum {
   CUBLASLT_MATMUL_DESC_TRANSC = 5,
   CUBLASLT_MATMUL_DESC_FILL_MODE = 6,
   CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
-  CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,
+  CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,            ///< const void*: m values, D's type by default
+  CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11,   ///< void*: where GELU_AUX keeps the pre-GELU values
+  CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12,        ///< int64_t: its leading dimension (>= m)
+  CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,         ///< int32_t: CUDA_R_32F or CUDA_R_16BF
 } cublasLtMatmulDescAttributes_t;
 
-/// What is applied to the result; only the default (nothing) is supported.
+/// What is applied to the result, in this order: a bias added to every column (BIAS), the
+/// value kept in the AUX buffer (AUX), then RELU or GELU (the tanh approximation: the toolkit's
+/// header does not say which GELU; frameworks fuse the approximate one into this epilogue).
+/// The gradient epilogues (DRELU, DGELU, BGRAD*) are not supported.
 typedef enum {
   CUBLASLT_EPILOGUE_DEFAULT = 1,
   CUBLASLT_EPILOGUE_RELU = 2,
   CUBLASLT_EPILOGUE_BIAS = 4,
+  CUBLASLT_EPILOGUE_RELU_BIAS = 6,
   CUBLASLT_EPILOGUE_GELU = 32,
+  CUBLASLT_EPILOGUE_GELU_BIAS = 36,
+  CUBLASLT_EPILOGUE_GELU_AUX = 160,
+  CUBLASLT_EPILOGUE_GELU_AUX_BIAS = 164,
 } cublasLtEpilogue_t;
 
 struct cublasLtMatmulPreferenceOpaque_t;

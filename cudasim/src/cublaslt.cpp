@@ -2,12 +2,14 @@
 // here and computed by the cuBLAS subset's cublasGemmEx (cublas.cpp) on an internal handle, so
 // that both libraries validate operands, queue work and round bf16 the same way.
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <set>
 
 #include "cublasLt.h"
+#include "cuda_bf16.h"
 #include "internal.hpp"
 
 struct cublasLtContext {
@@ -21,6 +23,11 @@ struct cublasLtMatmulDescOpaque_t {
   cublasOperation_t transa = CUBLAS_OP_N;
   cublasOperation_t transb = CUBLAS_OP_N;
   cublasLtPointerMode_t pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void* bias = nullptr;     // m values, added to every column of D
+  int32_t bias_type = -1;         // -1: D's type (the toolkit's default)
+  void* aux = nullptr;            // GELU_AUX: the values before the GELU, D's type and layout
+  int64_t aux_ld = 0;
 };
 
 struct cublasLtMatrixLayoutOpaque_t {
@@ -59,6 +66,56 @@ bool float_compute(cublasComputeType_t t) {
 bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF; }
 
 std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF ? 2 : 4; }
+
+/// One matmul's epilogue, applied to D once the product is there (a host function on the stream).
+struct Epilogue {
+  cublasLtEpilogue_t kind;
+  void* d;
+  cudaDataType d_type;
+  int m, n;
+  int64_t ld;
+  const void* bias;
+  cudaDataType bias_type;
+  void* aux;
+  int64_t aux_ld;
+};
+
+float load(const void* base, cudaDataType type, std::size_t at) {
+  return type == CUDA_R_16BF ? __bfloat162float(static_cast<const __nv_bfloat16*>(base)[at])
+                             : static_cast<const float*>(base)[at];
+}
+
+void store(void* base, cudaDataType type, std::size_t at, float v) {
+  if (type == CUDA_R_16BF) static_cast<__nv_bfloat16*>(base)[at] = __float2bfloat16(v);
+  else static_cast<float*>(base)[at] = v;
+}
+
+/// GELU as the tanh approximation. The toolkit's header says only "GELU"; the approximate form
+/// is the one that frameworks fuse into this epilogue (XLA's cuBLASLt rewrite matches it).
+float gelu(float x) {
+  const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);  // sqrt(2/pi) (x + 0.044715 x^3)
+  return 0.5f * x * (1.0f + std::tanh(inner));
+}
+
+/// Bias (per row of D), then the stored pre-activation (AUX), then RELU or GELU.
+void apply_epilogue(void* data) {
+  const Epilogue* e = static_cast<const Epilogue*>(data);
+  const bool bias = (e->kind & CUBLASLT_EPILOGUE_BIAS) != 0;
+  const bool relu = (e->kind & CUBLASLT_EPILOGUE_RELU) != 0, gelu_on = (e->kind & CUBLASLT_EPILOGUE_GELU) != 0;
+  for (int j = 0; j < e->n; ++j) {
+    for (int i = 0; i < e->m; ++i) {
+      const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(e->ld) + i;
+      float v = load(e->d, e->d_type, at);
+      if (bias) v += load(e->bias, e->bias_type, i);
+      if (e->aux != nullptr && (e->kind & 128))
+        store(e->aux, e->d_type, static_cast<std::size_t>(j) * static_cast<std::size_t>(e->aux_ld) + i, v);
+      if (relu) v = v > 0.0f ? v : 0.0f;
+      if (gelu_on) v = gelu(v);
+      store(e->d, e->d_type, at, v);
+    }
+  }
+  delete e;
+}
 
 cublasStatus_t not_supported(const char* caller, const char* why) {
   report("%s: %s (CUBLAS_STATUS_NOT_SUPPORTED)", caller, why);
@@ -186,10 +243,37 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc, cublasL
       return CUBLAS_STATUS_SUCCESS;
     case CUBLASLT_MATMUL_DESC_EPILOGUE:
       if (!read) return CUBLAS_STATUS_INVALID_VALUE;
-      if (value == CUBLASLT_EPILOGUE_DEFAULT) return CUBLAS_STATUS_SUCCESS;
-      report("cublasLtMatmulDescSetAttribute: epilogue %d is not supported by the simulator (only "
-             "CUBLASLT_EPILOGUE_DEFAULT) (CUBLAS_STATUS_NOT_SUPPORTED)", value);
+      switch (value) {
+        case CUBLASLT_EPILOGUE_DEFAULT:
+        case CUBLASLT_EPILOGUE_RELU:
+        case CUBLASLT_EPILOGUE_BIAS:
+        case CUBLASLT_EPILOGUE_RELU_BIAS:
+        case CUBLASLT_EPILOGUE_GELU:
+        case CUBLASLT_EPILOGUE_GELU_BIAS:
+        case CUBLASLT_EPILOGUE_GELU_AUX:
+        case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+          desc->epilogue = static_cast<cublasLtEpilogue_t>(value);
+          return CUBLAS_STATUS_SUCCESS;
+      }
+      report("cublasLtMatmulDescSetAttribute: epilogue %d is not supported by the simulator (DEFAULT, RELU, "
+             "BIAS, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX and GELU_AUX_BIAS are; the gradient epilogues are not) "
+             "(CUBLAS_STATUS_NOT_SUPPORTED)", value);
       return CUBLAS_STATUS_NOT_SUPPORTED;
+    case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+      return read_attribute(buf, size, desc->bias) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER:
+      return read_attribute(buf, size, desc->aux) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+      return read_attribute(buf, size, desc->aux_ld) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+    case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+      if (!read) return CUBLAS_STATUS_INVALID_VALUE;
+      if (value != CUDA_R_32F && value != CUDA_R_16BF) {
+        report("cublasLtMatmulDescSetAttribute: bias type %d is not supported by the simulator (CUDA_R_32F or "
+               "CUDA_R_16BF) (CUBLAS_STATUS_NOT_SUPPORTED)", value);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+      }
+      desc->bias_type = value;
+      return CUBLAS_STATUS_SUCCESS;
     default:
       report("cublasLtMatmulDescSetAttribute: attribute %d is not supported by the simulator "
              "(CUBLAS_STATUS_NOT_SUPPORTED)", static_cast<int>(attribute));
@@ -238,9 +322,33 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
       }
     }
   }
-  return cublasGemmEx(handle->blas, desc->transa, desc->transb, m, n, k, alpha, A, Adesc->type,
-                      static_cast<int>(Adesc->ld), B, Bdesc->type, static_cast<int>(Bdesc->ld), beta, D,
-                      Ddesc->type, static_cast<int>(Ddesc->ld), desc->compute_type, CUBLAS_GEMM_DEFAULT);
+  const bool bias = (desc->epilogue & CUBLASLT_EPILOGUE_BIAS) != 0;
+  const bool aux = (desc->epilogue & 128) != 0;
+  if (bias && desc->bias == nullptr) {
+    report("cublasLtMatmul: the epilogue adds a bias but CUBLASLT_MATMUL_DESC_BIAS_POINTER is not set "
+           "(CUBLAS_STATUS_INVALID_VALUE)");
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (aux && (desc->aux == nullptr || desc->aux_ld < m)) {
+    report("cublasLtMatmul: a GELU_AUX epilogue needs CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER and an AUX_LD of at "
+           "least m = %d (CUBLAS_STATUS_INVALID_VALUE)", m);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  const cublasStatus_t product =
+      cublasGemmEx(handle->blas, desc->transa, desc->transb, m, n, k, alpha, A, Adesc->type,
+                   static_cast<int>(Adesc->ld), B, Bdesc->type, static_cast<int>(Bdesc->ld), beta, D, Ddesc->type,
+                   static_cast<int>(Ddesc->ld), desc->compute_type, CUBLAS_GEMM_DEFAULT);
+  if (product != CUBLAS_STATUS_SUCCESS || desc->epilogue == CUBLASLT_EPILOGUE_DEFAULT || m == 0 || n == 0)
+    return product;
+  // The epilogue runs after the product, in stream order, on the product's values.
+  auto* job = new cudasim::detail::Epilogue{desc->epilogue, D, Ddesc->type, m, n, Ddesc->ld, desc->bias,
+                                            desc->bias_type < 0 ? Ddesc->type : static_cast<cudaDataType>(desc->bias_type),
+                                            desc->aux, desc->aux_ld};
+  if (cudaLaunchHostFunc(stream, cudasim::detail::apply_epilogue, job) != cudaSuccess) {
+    delete job;
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 namespace {

@@ -254,6 +254,67 @@ TEST_F(CublasLt, MatmulWithTheHeuristicsAlgorithm) {
   cudaFree(dd);
 }
 
+/// The epilogues llm.c's matmul_forward uses: D = act(A·B + bias), with the pre-activation
+/// kept in AUX for the GELU_AUX variants. fp32, m a multiple of 8 (as cuBLASLt wants for AUX).
+TEST_F(CublasLt, EpiloguesAddTheBiasThenApplyTheActivation) {
+  const int m = 16, n = 5, k = 7;
+  const std::vector<float> a = values(static_cast<size_t>(m) * k, 11), b = values(static_cast<size_t>(k) * n, 12);
+  std::vector<float> bias = values(m, 13);
+  for (float& v : bias) v *= 3.0f;  // big enough that RELU and GELU cut some values
+  float* da = upload(a);
+  float* db = upload(b);
+  float* dbias = upload(bias);
+  cublasLtMatrixLayout_t la, lb, ld;
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, m, k, m));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, k));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
+  const float alpha = 1.0f, beta = 0.0f;
+  for (cublasLtEpilogue_t epilogue : {CUBLASLT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_RELU_BIAS, CUBLASLT_EPILOGUE_GELU,
+                                      CUBLASLT_EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_GELU_AUX_BIAS}) {
+    const bool add_bias = epilogue != CUBLASLT_EPILOGUE_GELU, keep = epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+    float* dd = upload(std::vector<float>(static_cast<size_t>(m) * n, -7.0f));
+    float* daux = upload(std::vector<float>(static_cast<size_t>(m) * n, -7.0f));
+    cublasLtMatmulDesc_t desc;
+    ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
+    if (add_bias)
+      ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &dbias, sizeof(dbias)));
+    if (keep) {
+      const int64_t aux_ld = m;
+      ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &daux, sizeof(daux)));
+      ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld, sizeof(aux_ld)));
+    }
+    ASSERT_CUBLAS(cublasLtMatmul(handle_, desc, &alpha, da, la, db, lb, &beta, dd, ld, dd, ld, nullptr, nullptr, 0, 0));
+    ASSERT_CUDA(cudaDeviceSynchronize());
+    const std::vector<float> got = download(dd, static_cast<size_t>(m) * n), aux = download(daux, got.size());
+    int cut = 0;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double pre = add_bias ? bias[i] : 0.0;
+        for (int p = 0; p < k; ++p) pre += static_cast<double>(a[static_cast<size_t>(p) * m + i]) * b[static_cast<size_t>(j) * k + p];
+        double expected = pre;
+        if (epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) expected = pre > 0 ? pre : 0;
+        if (epilogue != CUBLASLT_EPILOGUE_BIAS && epilogue != CUBLASLT_EPILOGUE_RELU_BIAS)
+          expected = 0.5 * pre * (1.0 + std::tanh(0.7978845608028654 * (pre + 0.044715 * pre * pre * pre)));
+        cut += expected != pre;
+        const size_t at = static_cast<size_t>(j) * m + i;
+        ASSERT_NEAR(got[at], expected, 1e-4) << "epilogue " << epilogue << " at (" << i << ", " << j << ")";
+        if (keep) ASSERT_NEAR(aux[at], pre, 1e-4) << "the pre-activation kept in AUX at (" << i << ", " << j << ")";
+      }
+    if (epilogue != CUBLASLT_EPILOGUE_BIAS) EXPECT_GT(cut, 0) << "the activation changed nothing: a weak test";
+    if (!keep) EXPECT_EQ(aux, std::vector<float>(aux.size(), -7.0f)) << "AUX written without a GELU_AUX epilogue";
+    cublasLtMatmulDescDestroy(desc);
+    cudaFree(dd);
+    cudaFree(daux);
+  }
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(ld);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dbias);
+}
+
 TEST_F(CublasLt, BadArgumentsAreInvalidValues) {
   cublasLtMatmulDesc_t desc;
   EXPECT_EQ(cublasLtMatmulDescCreate(nullptr, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_INVALID_VALUE);
@@ -284,9 +345,17 @@ TEST_F(CublasLt, SimulatorRefusesWhatItDoesNotModel) {
   EXPECT_EQ(cublasLtMatmul(handle_, desc, &alpha, d, wrong_shape, d, floats, &beta, d, floats, d, floats, nullptr,
                            nullptr, 0, 0),
             CUBLAS_STATUS_INVALID_VALUE);
-  const int epilogue = 2;  // CUBLASLT_EPILOGUE_RELU
+  const int epilogue = 192;  // CUBLASLT_EPILOGUE_DGELU: a gradient epilogue
   EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)),
             CUBLAS_STATUS_NOT_SUPPORTED);
+  // A bias epilogue without a bias pointer.
+  const cublasLtEpilogue_t with_bias = CUBLASLT_EPILOGUE_BIAS;
+  ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &with_bias, sizeof(with_bias)));
+  EXPECT_EQ(cublasLtMatmul(handle_, desc, &alpha, d, floats, d, floats, &beta, d, floats, d, floats, nullptr,
+                           nullptr, 0, 0),
+            CUBLAS_STATUS_INVALID_VALUE);
+  const cublasLtEpilogue_t plain = CUBLASLT_EPILOGUE_DEFAULT;
+  ASSERT_CUBLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &plain, sizeof(plain)));
   // The heuristic finds no algorithm for what the matmul would refuse.
   cublasLtMatmulPreference_t preference;
   ASSERT_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
