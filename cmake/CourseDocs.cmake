@@ -9,6 +9,12 @@ if(DOXYGEN_FOUND)
   set(DOXYGEN_FILE_PATTERNS *.hpp *.h *.md)
   set(DOXYGEN_USE_MDFILE_AS_MAINPAGE "${CMAKE_CURRENT_SOURCE_DIR}/README.md")
   set(DOXYGEN_EXCLUDE_PATTERNS "*/build/*")
+  # The pictures the pages show (the lessons' PNG and SVG, the docs' timelines): Doxygen copies
+  # an image into the site only when it finds it on IMAGE_PATH.
+  file(GLOB _course_doc_image_dirs LIST_DIRECTORIES true "${CMAKE_CURRENT_SOURCE_DIR}/lessons/[0-9]*")
+  set(DOXYGEN_IMAGE_PATH ${_course_doc_image_dirs} "${CMAKE_CURRENT_SOURCE_DIR}/docs")
+  # Files the pages link to rather than show.
+  set(DOXYGEN_HTML_EXTRA_FILES "${CMAKE_CURRENT_SOURCE_DIR}/docs/lesson04-timeline.svg")
   doxygen_add_docs(docs
     "${CMAKE_CURRENT_SOURCE_DIR}/README.md"
     "${CMAKE_CURRENT_SOURCE_DIR}/lessons"
@@ -19,4 +25,14 @@ if(DOXYGEN_FOUND)
 else()
   add_custom_target(docs COMMAND ${CMAKE_COMMAND} -E echo
     "Doxygen is not installed (Debian/Ubuntu: sudo apt-get install doxygen); no docs built.")
+endif()
+
+# The site's own test: build it, then check that every image and every link between its pages
+# points at a file that is there (tools/course/site_check.py).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(DOXYGEN_FOUND AND Python3_Interpreter_FOUND)
+  add_test(NAME course/docs-site
+           COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DPYTHON=${Python3_EXECUTABLE}
+                   -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR} -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/CheckDocsSite.cmake")
+  set_tests_properties(course/docs-site PROPERTIES LABELS "course" TIMEOUT 300 RUN_SERIAL TRUE)
 endif()
