@@ -183,6 +183,8 @@ class Writer {
     put<std::uint64_t>(size);
     append(data, size);
   }
+  /// A pointer or an opaque handle, as the worker's address (the judge never dereferences one).
+  void put_address(const void* pointer) { put<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer)); }
   void append(const void* data, std::size_t size) {
     bytes_.append(static_cast<const char*>(data), size);
   }
@@ -216,6 +218,11 @@ class Reader {
     if (size != expected)
       throw ProtocolError(std::to_string(size) + " bytes where " + std::to_string(expected) + " were asked for");
     return take(size);
+  }
+  /// What Writer::put_address wrote, as a pointer or handle type.
+  template <class Pointer>
+  Pointer get_address() {
+    return reinterpret_cast<Pointer>(static_cast<std::uintptr_t>(get<std::uint64_t>()));
   }
   bool at_end() const { return next_ == end_; }
 
@@ -291,6 +298,25 @@ const char* worker_executable();
 /// A reply to `what` that made no sense: ends the worker and throws WorkerFailure.
 [[noreturn]] void protocol_failure(const char* what, const std::string& why);
 
+/// Reads the whole reply to `what` with `read(Reader&)` and returns what it returns. A reply
+/// shorter or longer than `read` takes breaks the protocol.
+template <class Read>
+auto read_reply(const std::string& reply, const char* what, Read read) -> decltype(read(std::declval<Reader&>())) {
+  try {
+    Reader in(reply);
+    if constexpr (std::is_void<decltype(read(in))>::value) {
+      read(in);
+      if (!in.at_end()) throw ProtocolError("a reply longer than the result");
+    } else {
+      auto result = read(in);
+      if (!in.at_end()) throw ProtocolError("a reply longer than the result");
+      return result;
+    }
+  } catch (const ProtocolError& e) {
+    protocol_failure(what, e.what());
+  }
+}
+
 template <class Signature, class... Args>
 typename Contract<Signature>::Result call(const char* name, const Args&... args) {
   using C = Contract<Signature>;
@@ -298,18 +324,9 @@ typename Contract<Signature>::Result call(const char* name, const Args&... args)
   out.put_string(name);
   C::put_arguments(out, args...);
   const std::string reply = request(Op::call, out.bytes(), name);
-  Reader in(reply);
-  try {
-    if constexpr (std::is_void<typename C::Result>::value) {
-      if (!in.at_end()) throw ProtocolError("a reply longer than the result");
-    } else {
-      auto result = Marshal<Value<typename C::Result>>::get(in);
-      if (!in.at_end()) throw ProtocolError("a reply longer than the result");
-      return result;
-    }
-  } catch (const ProtocolError& e) {
-    protocol_failure(name, e.what());
-  }
+  return read_reply(reply, name, [](Reader& in) -> typename C::Result {
+    if constexpr (!std::is_void<typename C::Result>::value) return Marshal<Value<typename C::Result>>::get(in);
+  });
 }
 
 #define COURSE_REMOTE_FUNCTION(result, name, parameters, arguments) \

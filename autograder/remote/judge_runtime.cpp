@@ -24,6 +24,7 @@
 
 #include "course_perf.hpp"
 #include "course_traffic.hpp"
+#include "remote_traffic.hpp"
 #include "cuda_check.hpp"
 
 #include <fcntl.h>
@@ -275,13 +276,7 @@ std::map<std::uint64_t, std::uint64_t>& allocations() {
   return *all;
 }
 
-bool is_device_pointer(const void* pointer) {
-  const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer));
-  auto after = allocations().upper_bound(address);
-  if (after == allocations().begin()) return false;
-  --after;
-  return address < after->first + std::max<std::uint64_t>(after->second, 1);
-}
+
 
 [[noreturn]] void throw_again(Reader& in) {
   const auto kind = static_cast<ExceptionKind>(in.get<std::uint32_t>());
@@ -345,19 +340,20 @@ std::string request(Op op, const std::string& arguments, const char* what) {
 
 namespace {
 
-/// A runtime call whose reply begins with a cudaError_t; `read` takes the rest.
+/// A call whose reply begins with a status (a cudaError_t, a cublasStatus_t); `read` takes the
+/// rest.
+template <class Code, class Read>
+Code status_call(Op op, const Writer& arguments, const char* what, Read read) {
+  return read_reply(request(op, arguments.bytes(), what), what, [&](Reader& in) {
+    const auto code = static_cast<Code>(in.get<std::int32_t>());
+    read(in);
+    return code;
+  });
+}
+
 template <class Read>
 cudaError_t runtime_call(Op op, const Writer& arguments, const char* what, Read read) {
-  const std::string reply = request(op, arguments.bytes(), what);
-  try {
-    Reader in(reply);
-    const auto error = static_cast<cudaError_t>(in.get<std::int32_t>());
-    read(in);
-    if (!in.at_end()) throw ProtocolError("a reply longer than asked for");
-    return error;
-  } catch (const ProtocolError& e) {
-    worker().fail(what, e.what());
-  }
+  return status_call<cudaError_t>(op, arguments, what, read);
 }
 
 cudaError_t runtime_call(Op op, const Writer& arguments, const char* what) {
@@ -375,7 +371,16 @@ cudaError_t quietly(Call call) {
   }
 }
 
+/// The key of `pointer` in allocations().
 std::uint64_t address(const void* pointer) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer)); }
+
+bool is_device_pointer(const void* pointer) {
+  const std::uint64_t at = address(pointer);
+  auto after = allocations().upper_bound(at);
+  if (after == allocations().begin()) return false;
+  --after;
+  return at < after->first + std::max<std::uint64_t>(after->second, 1);
+}
 
 /// Error names and sentences, asked once per code (a dead worker cannot answer: a fallback).
 const char* error_text(Op op, cudaError_t error) {
@@ -409,26 +414,9 @@ void open_remote_traffic_window() {
 }
 
 GlobalTraffic close_remote_traffic_window() {
-  const std::string reply = remote::request(remote::Op::traffic_close, std::string(), "count_global_traffic");
-  GlobalTraffic t;
-  try {
-    remote::Reader in(reply);
-    t.counted = in.get<std::uint8_t>() != 0;
-    t.why_not = in.get_string(1024);
-    for (std::uint64_t* v : {&t.kernel_launch_calls, &t.graph_launch_calls, &t.load_bytes, &t.store_bytes, &t.launches, &t.blocks, &t.threads, &t.atomic_bytes,
-                             &t.global_atomics, &t.max_atomics_same_address, &t.shared_bytes, &t.warp_ops,
-                             &t.barrier_arrivals, &t.mma_ops, &t.requests, &t.sectors, &t.span_global_ops,
-                             &t.span_shared_ops})
-      *v = in.get<std::uint64_t>();
-    for (std::uint64_t& v : t.accesses_by_width) v = in.get<std::uint64_t>();
-    for (double* v : {&t.modelled_ns, &t.launch_ns, &t.memory_ns, &t.compute_ns, &t.span_ns, &t.atomic_ns})
-      *v = in.get<double>();
-    t.gpu = in.get_string(64);
-    if (!in.at_end()) throw remote::ProtocolError("a reply longer than asked for");
-  } catch (const remote::ProtocolError& e) {
-    remote::worker().fail("count_global_traffic", e.what());
-  }
-  return t;
+  const char* what = "count_global_traffic";
+  return remote::read_reply(remote::request(remote::Op::traffic_close, std::string(), what), what,
+                            [](remote::Reader& in) { return remote::Marshal<GlobalTraffic>::get(in); });
 }
 
 void declare_remote_window_flops(double flops) {
@@ -453,10 +441,9 @@ cudaError_t cudaMalloc(void** pointer, size_t size, const char*, unsigned) {
   if (pointer == nullptr) return cudaErrorInvalidValue;
   Writer out;
   out.put<std::uint64_t>(size);
-  std::uint64_t got = 0;
-  const cudaError_t error = runtime_call(Op::malloc_device, out, "cudaMalloc", [&](Reader& in) { got = in.get<std::uint64_t>(); });
-  *pointer = reinterpret_cast<void*>(static_cast<std::uintptr_t>(got));
-  if (error == cudaSuccess && got != 0) course::remote::allocations()[got] = size;
+  const cudaError_t error =
+      runtime_call(Op::malloc_device, out, "cudaMalloc", [&](Reader& in) { *pointer = in.get_address<void*>(); });
+  if (error == cudaSuccess && *pointer != nullptr) course::remote::allocations()[address(*pointer)] = size;
   return error;
 }
 
@@ -467,12 +454,21 @@ cudaError_t cudaFree(void* pointer) {
   course::remote::allocations().erase(found);
   return course::remote::quietly([&] {
     Writer out;
-    out.put(address(pointer));
+    out.put_address(pointer);
     return runtime_call(Op::free_device, out, "cudaFree");
   });
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+/// cudaMemcpy and cudaMemcpyAsync (`stream` not null): host bytes travel with the request (an
+/// upload) or the reply (a download); a copy on the host never leaves the judge.
+static cudaError_t forward_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                                const cudaStream_t* stream) {
+  if (stream && (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToHost)) {
+    // Where the direction is the judge's to find out: after the stream's work, synchronously.
+    const cudaError_t waited = cudaStreamSynchronize(*stream);
+    if (waited != cudaSuccess) return waited;
+    stream = nullptr;
+  }
   if (kind == cudaMemcpyDefault) {
     const bool device_dst = course::remote::is_device_pointer(dst), device_src = course::remote::is_device_pointer(src);
     kind = device_dst ? (device_src ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
@@ -482,42 +478,33 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     if (count > 0) std::memmove(dst, src, count);
     return cudaSuccess;
   }
+  const Op op = stream ? Op::memcpy_async : Op::memcpy;
+  const char* what = stream ? "cudaMemcpyAsync" : "cudaMemcpy";
   Writer out;
-  out.put(address(dst));
-  out.put(address(src));
+  out.put_address(dst);
+  out.put_address(src);
   out.put<std::uint64_t>(count);
   out.put<std::int32_t>(kind);
+  if (stream) out.put_address(*stream);
   if (kind == cudaMemcpyHostToDevice) out.put_bytes(src, count);
-  if (kind != cudaMemcpyDeviceToHost) return runtime_call(Op::memcpy, out, "cudaMemcpy");
-  return runtime_call(Op::memcpy, out, "cudaMemcpy", [&](Reader& in) {
+  if (kind != cudaMemcpyDeviceToHost) return runtime_call(op, out, what);
+  return runtime_call(op, out, what, [&](Reader& in) {
     const char* bytes = in.get_bytes(count);
     if (count > 0) std::memcpy(dst, bytes, count);
   });
 }
 
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  return forward_copy(dst, src, count, kind, nullptr);
+}
+
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
-  // Completed before it returns: the judge reads a download only after waiting for the stream.
-  if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToHost) {
-    const cudaError_t waited = cudaStreamSynchronize(stream);
-    return waited != cudaSuccess ? waited : cudaMemcpy(dst, src, count, kind);
-  }
-  Writer out;
-  out.put(address(dst));
-  out.put(address(src));
-  out.put<std::uint64_t>(count);
-  out.put<std::int32_t>(kind);
-  out.put(address(stream));
-  if (kind == cudaMemcpyHostToDevice) out.put_bytes(src, count);
-  if (kind != cudaMemcpyDeviceToHost) return runtime_call(Op::memcpy_async, out, "cudaMemcpyAsync");
-  return runtime_call(Op::memcpy_async, out, "cudaMemcpyAsync", [&](Reader& in) {
-    const char* bytes = in.get_bytes(count);
-    if (count > 0) std::memcpy(dst, bytes, count);
-  });
+  return forward_copy(dst, src, count, kind, &stream);
 }
 
 cudaError_t cudaMemset(void* pointer, int value, size_t count) {
   Writer out;
-  out.put(address(pointer));
+  out.put_address(pointer);
   out.put<std::int32_t>(value);
   out.put<std::uint64_t>(count);
   return runtime_call(Op::memset, out, "cudaMemset");
@@ -525,31 +512,31 @@ cudaError_t cudaMemset(void* pointer, int value, size_t count) {
 
 cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t stream) {
   Writer out;
-  out.put(address(pointer));
+  out.put_address(pointer);
   out.put<std::int32_t>(value);
   out.put<std::uint64_t>(count);
-  out.put(address(stream));
+  out.put_address(stream);
   return runtime_call(Op::memset_async, out, "cudaMemsetAsync");
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream) {
   if (stream == nullptr) return cudaErrorInvalidValue;
   return runtime_call(Op::stream_create, Writer(), "cudaStreamCreate", [&](Reader& in) {
-    *stream = reinterpret_cast<cudaStream_t>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
+    *stream = in.get_address<cudaStream_t>();
   });
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return course::remote::quietly([&] {
     Writer out;
-    out.put(address(stream));
+    out.put_address(stream);
     return runtime_call(Op::stream_destroy, out, "cudaStreamDestroy");
   });
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   Writer out;
-  out.put(address(stream));
+  out.put_address(stream);
   return runtime_call(Op::stream_synchronize, out, "cudaStreamSynchronize");
 }
 
@@ -584,20 +571,20 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* properties, int device) {
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
   if (event == nullptr) return cudaErrorInvalidValue;
   return runtime_call(Op::event_create, Writer(), "cudaEventCreate", [&](Reader& in) {
-    *event = reinterpret_cast<cudaEvent_t>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
+    *event = in.get_address<cudaEvent_t>();
   });
 }
 
 static cudaError_t forward_event(Op op, cudaEvent_t event, const char* what) {
   Writer out;
-  out.put(address(event));
+  out.put_address(event);
   return runtime_call(op, out, what);
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   Writer out;
-  out.put(address(event));
-  out.put(address(stream));
+  out.put_address(event);
+  out.put_address(stream);
   return runtime_call(Op::event_record, out, "cudaEventRecord");
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) { return forward_event(Op::event_synchronize, event, "cudaEventSynchronize"); }
@@ -608,38 +595,28 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
   if (ms == nullptr) return cudaErrorInvalidValue;
   Writer out;
-  out.put(address(start));
-  out.put(address(stop));
+  out.put_address(start);
+  out.put_address(stop);
   return runtime_call(Op::event_elapsed, out, "cudaEventElapsedTime", [&](Reader& in) { *ms = in.get<float>(); });
 }
 
 // ---- cuBLAS handles, for exercises that may call cuBLAS ------------------------------------------
 
-/// A cuBLAS call whose reply is a status and, for `read`, more.
 template <class Read>
 static cublasStatus_t cublas_call(Op op, const Writer& arguments, const char* what, Read read) {
-  const std::string reply = course::remote::request(op, arguments.bytes(), what);
-  try {
-    Reader in(reply);
-    const auto status = static_cast<cublasStatus_t>(in.get<std::int32_t>());
-    read(in);
-    if (!in.at_end()) throw course::remote::ProtocolError("a reply longer than asked for");
-    return status;
-  } catch (const course::remote::ProtocolError& e) {
-    course::remote::protocol_failure(what, e.what());
-  }
+  return course::remote::status_call<cublasStatus_t>(op, arguments, what, read);
 }
 
 cublasStatus_t cublasCreate(cublasHandle_t* blas) {
   if (blas == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   return cublas_call(Op::cublas_create, Writer(), "cublasCreate", [&](Reader& in) {
-    *blas = reinterpret_cast<cublasHandle_t>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
+    *blas = in.get_address<cublasHandle_t>();
   });
 }
 
 cublasStatus_t cublasDestroy(cublasHandle_t blas) {
   Writer out;
-  out.put(address(blas));
+  out.put_address(blas);
   try {
     return cublas_call(Op::cublas_destroy, out, "cublasDestroy", [](Reader&) {});
   } catch (...) {
@@ -649,8 +626,8 @@ cublasStatus_t cublasDestroy(cublasHandle_t blas) {
 
 cublasStatus_t cublasSetStream(cublasHandle_t blas, cudaStream_t stream) {
   Writer out;
-  out.put(address(blas));
-  out.put(address(stream));
+  out.put_address(blas);
+  out.put_address(stream);
   return cublas_call(Op::cublas_set_stream, out, "cublasSetStream", [](Reader&) {});
 }
 

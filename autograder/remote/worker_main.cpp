@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "course_traffic.hpp"
+#include "remote_traffic.hpp"
 #include "cuda_check.hpp"
 
 #include <sys/socket.h>
@@ -44,12 +45,6 @@ bool send_reply(Status status, std::uint64_t nonce, const std::string& payload) 
 
 // ---- the runtime requests: each reads its arguments and writes its results -------------------
 
-/// A handle (stream, event, cuBLAS handle) that crossed as the worker's own value.
-template <class Handle>
-Handle handle(Reader& in) {
-  return reinterpret_cast<Handle>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
-}
-
 void put_error(Writer& out, cudaError_t error) { out.put<std::int32_t>(static_cast<std::int32_t>(error)); }
 
 void handle_runtime(Op op, Reader& in, Writer& out) {
@@ -58,80 +53,65 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
       const auto size = in.get<std::uint64_t>();
       void* pointer = nullptr;
       put_error(out, cudaMalloc(&pointer, static_cast<std::size_t>(size)));
-      out.put<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer));
+      out.put_address(pointer);
       return;
     }
-    case Op::free_device:  // pointer -> error
-      put_error(out, cudaFree(reinterpret_cast<void*>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()))));
-      return;
-    case Op::memcpy: {  // dst, src, count, kind, [bytes] -> error, [bytes]
-      const auto dst = static_cast<std::uintptr_t>(in.get<std::uint64_t>());
-      const auto src = static_cast<std::uintptr_t>(in.get<std::uint64_t>());
+    case Op::free_device: put_error(out, cudaFree(in.get_address<void*>())); return;  // pointer -> error
+    case Op::memcpy:
+    case Op::memcpy_async: {  // dst, src, count, kind, [stream], [bytes] -> error, [bytes]
+      void* dst = in.get_address<void*>();
+      const void* src = in.get_address<const void*>();
       const auto count = static_cast<std::size_t>(in.get<std::uint64_t>());
       const auto kind = static_cast<cudaMemcpyKind>(in.get<std::int32_t>());
+      const bool async = op == Op::memcpy_async;
+      const cudaStream_t stream = async ? in.get_address<cudaStream_t>() : nullptr;
+      // An asynchronous upload or download is complete before the reply: the judge reads the
+      // downloaded bytes, and sent the uploaded ones in this request.
+      const auto copy = [&](void* to, const void* from) {
+        if (!async) return cudaMemcpy(to, from, count, kind);
+        const cudaError_t queued = cudaMemcpyAsync(to, from, count, kind, stream);
+        const bool crosses = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost;
+        return queued == cudaSuccess && crosses ? cudaStreamSynchronize(stream) : queued;
+      };
       if (kind == cudaMemcpyHostToDevice) {
-        const char* bytes = in.get_bytes(count);
-        put_error(out, cudaMemcpy(reinterpret_cast<void*>(dst), bytes, count, kind));
+        put_error(out, copy(dst, in.get_bytes(count)));
       } else if (kind == cudaMemcpyDeviceToHost) {
         std::string bytes(count, '\0');
-        const cudaError_t error = cudaMemcpy(&bytes[0], reinterpret_cast<const void*>(src), count, kind);
-        put_error(out, error);
+        put_error(out, copy(&bytes[0], src));
         out.put_bytes(bytes.data(), bytes.size());
       } else {
-        put_error(out, cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), count, kind));
-      }
-      return;
-    }
-    case Op::memcpy_async: {  // dst, src, count, kind, stream, [bytes] -> error, [bytes]; waits for the stream
-      const auto dst = static_cast<std::uintptr_t>(in.get<std::uint64_t>());
-      const auto src = static_cast<std::uintptr_t>(in.get<std::uint64_t>());
-      const auto count = static_cast<std::size_t>(in.get<std::uint64_t>());
-      const auto kind = static_cast<cudaMemcpyKind>(in.get<std::int32_t>());
-      const cudaStream_t stream = handle<cudaStream_t>(in);
-      if (kind == cudaMemcpyHostToDevice) {
-        const char* bytes = in.get_bytes(count);
-        const cudaError_t error = cudaMemcpyAsync(reinterpret_cast<void*>(dst), bytes, count, kind, stream);
-        put_error(out, error != cudaSuccess ? error : cudaStreamSynchronize(stream));
-      } else if (kind == cudaMemcpyDeviceToHost) {
-        std::string bytes(count, '\0');
-        cudaError_t error = cudaMemcpyAsync(&bytes[0], reinterpret_cast<const void*>(src), count, kind, stream);
-        if (error == cudaSuccess) error = cudaStreamSynchronize(stream);
-        put_error(out, error);
-        out.put_bytes(bytes.data(), bytes.size());
-      } else {
-        put_error(out, cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), count, kind,
-                                       stream));
+        put_error(out, copy(dst, src));
       }
       return;
     }
     case Op::memset:
     case Op::memset_async: {  // pointer, value, count, [stream] -> error
-      void* pointer = reinterpret_cast<void*>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
+      void* pointer = in.get_address<void*>();
       const int value = in.get<std::int32_t>();
       const auto count = static_cast<std::size_t>(in.get<std::uint64_t>());
       if (op == Op::memset) put_error(out, cudaMemset(pointer, value, count));
-      else put_error(out, cudaMemsetAsync(pointer, value, count, handle<cudaStream_t>(in)));
+      else put_error(out, cudaMemsetAsync(pointer, value, count, in.get_address<cudaStream_t>()));
       return;
     }
     case Op::stream_create: {  // -> error, stream
       cudaStream_t stream = nullptr;
       put_error(out, cudaStreamCreate(&stream));
-      out.put<std::uint64_t>(reinterpret_cast<std::uintptr_t>(stream));
+      out.put_address(stream);
       return;
     }
-    case Op::stream_destroy: put_error(out, cudaStreamDestroy(handle<cudaStream_t>(in))); return;
-    case Op::stream_synchronize: put_error(out, cudaStreamSynchronize(handle<cudaStream_t>(in))); return;
+    case Op::stream_destroy: put_error(out, cudaStreamDestroy(in.get_address<cudaStream_t>())); return;
+    case Op::stream_synchronize: put_error(out, cudaStreamSynchronize(in.get_address<cudaStream_t>())); return;
 #ifdef COURSE_REMOTE_CUBLAS
     case Op::cublas_create: {  // -> status, handle
       cublasHandle_t blas = nullptr;
       out.put<std::int32_t>(cublasCreate(&blas));
-      out.put<std::uint64_t>(reinterpret_cast<std::uintptr_t>(blas));
+      out.put_address(blas);
       return;
     }
-    case Op::cublas_destroy: out.put<std::int32_t>(cublasDestroy(handle<cublasHandle_t>(in))); return;
+    case Op::cublas_destroy: out.put<std::int32_t>(cublasDestroy(in.get_address<cublasHandle_t>())); return;
     case Op::cublas_set_stream: {  // handle, stream -> status
-      const cublasHandle_t blas = handle<cublasHandle_t>(in);
-      out.put<std::int32_t>(cublasSetStream(blas, handle<cudaStream_t>(in)));
+      const cublasHandle_t blas = in.get_address<cublasHandle_t>();
+      out.put<std::int32_t>(cublasSetStream(blas, in.get_address<cudaStream_t>()));
       return;
     }
     case Op::cublas_status_name:
@@ -182,43 +162,32 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
     case Op::event_create: {  // -> error, event
       cudaEvent_t event = nullptr;
       put_error(out, cudaEventCreate(&event));
-      out.put<std::uint64_t>(reinterpret_cast<std::uintptr_t>(event));
+      out.put_address(event);
       return;
     }
     case Op::event_record: {  // event, stream -> error
-      const auto event = handle<cudaEvent_t>(in);
-      put_error(out, cudaEventRecord(event, handle<cudaStream_t>(in)));
+      const auto event = in.get_address<cudaEvent_t>();
+      put_error(out, cudaEventRecord(event, in.get_address<cudaStream_t>()));
       return;
     }
     case Op::event_synchronize:
     case Op::event_destroy: {  // event -> error
-      const auto event = handle<cudaEvent_t>(in);
+      const auto event = in.get_address<cudaEvent_t>();
       put_error(out, op == Op::event_synchronize ? cudaEventSynchronize(event) : cudaEventDestroy(event));
       return;
     }
     case Op::event_elapsed: {  // start, stop -> error, milliseconds
-      const auto start = reinterpret_cast<cudaEvent_t>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
-      const auto stop = reinterpret_cast<cudaEvent_t>(static_cast<std::uintptr_t>(in.get<std::uint64_t>()));
+      const auto start = in.get_address<cudaEvent_t>();
+      const auto stop = in.get_address<cudaEvent_t>();
       float ms = 0;
       put_error(out, cudaEventElapsedTime(&ms, start, stop));
       out.put(ms);
       return;
     }
     case Op::traffic_open: course::test::detail::open_local_traffic_window(); return;
-    case Op::traffic_close: {  // -> the window's summary (judge_runtime.cpp reads it back)
-      const course::test::GlobalTraffic t = course::test::detail::close_local_traffic_window();
-      out.put<std::uint8_t>(t.counted ? 1 : 0);
-      out.put_string(t.why_not);
-      for (std::uint64_t v : {t.kernel_launch_calls, t.graph_launch_calls, t.load_bytes, t.store_bytes, t.launches, t.blocks, t.threads, t.atomic_bytes,
-                              t.global_atomics, t.max_atomics_same_address, t.shared_bytes, t.warp_ops,
-                              t.barrier_arrivals, t.mma_ops, t.requests, t.sectors, t.span_global_ops,
-                              t.span_shared_ops})
-        out.put(v);
-      for (std::uint64_t v : t.accesses_by_width) out.put(v);
-      for (double v : {t.modelled_ns, t.launch_ns, t.memory_ns, t.compute_ns, t.span_ns, t.atomic_ns}) out.put(v);
-      out.put_string(t.gpu);
+    case Op::traffic_close:  // -> the window's summary
+      Marshal<course::test::GlobalTraffic>::put(out, course::test::detail::close_local_traffic_window());
       return;
-    }
     case Op::declare_window_flops: course::test::detail::declare_local_window_flops(in.get<double>()); return;
     case Op::call: break;
   }

@@ -67,6 +67,10 @@ bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF
 
 std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF ? 2 : 4; }
 
+/// The bit of a cublasLtEpilogue_t that asks for the pre-activation in the AUX buffer (the
+/// toolkit defines GELU_AUX as GELU | 128).
+constexpr int kEpilogueAux = 128;
+
 /// One matmul's epilogue, applied to D once the product is there (a host function on the stream).
 struct Epilogue {
   cublasLtEpilogue_t kind;
@@ -107,7 +111,7 @@ void apply_epilogue(void* data) {
       const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(e->ld) + i;
       float v = load(e->d, e->d_type, at);
       if (bias) v += load(e->bias, e->bias_type, i);
-      if (e->aux != nullptr && (e->kind & 128))
+      if (e->aux != nullptr && (e->kind & kEpilogueAux))
         store(e->aux, e->d_type, static_cast<std::size_t>(j) * static_cast<std::size_t>(e->aux_ld) + i, v);
       if (relu) v = v > 0.0f ? v : 0.0f;
       if (gelu_on) v = gelu(v);
@@ -323,7 +327,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
     }
   }
   const bool bias = (desc->epilogue & CUBLASLT_EPILOGUE_BIAS) != 0;
-  const bool aux = (desc->epilogue & 128) != 0;
+  const bool aux = (desc->epilogue & cudasim::detail::kEpilogueAux) != 0;
   if (bias && desc->bias == nullptr) {
     report("cublasLtMatmul: the epilogue adds a bias but CUBLASLT_MATMUL_DESC_BIAS_POINTER is not set "
            "(CUBLAS_STATUS_INVALID_VALUE)");

@@ -78,15 +78,20 @@ def failed_outputs(text: str) -> list:
     return [line[len("FAILED: "):].strip() for line in text.splitlines() if line.startswith("FAILED: ")]
 
 
+def worker_of(executable: str) -> str:
+    """The worker beside a split test program (``vector_add_test`` -> ``vector_add_worker``):
+    the executable that holds the submission when the judge is separate (autograder/remote/)."""
+    base = executable[:-len("_test")] if executable.endswith("_test") else executable
+    return base + "_worker"
+
+
 def course_code_failure(text: str, exercise_file: str, executable: str) -> str:
     """The first failed build step that is not the exercise's own (compiling or rewriting its
     .cu file, or linking its test program): a break in the course's code (simulator, tests),
     which must not be charged to the student. "" when every failure is the exercise's."""
     # The exercise's own links: its test program and, in the grader's split programs
     # (autograder/remote/), the worker that holds the submission.
-    own_links = {os.path.basename(executable)}
-    if executable.endswith("_test"):
-        own_links.add(os.path.basename(executable)[:-len("_test")] + "_worker")
+    own_links = {os.path.basename(executable), os.path.basename(worker_of(executable))}
     for output in failed_outputs(text):
         outputs = output.split()
         if any(exercise_file in o for o in outputs):

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Set
 
 from . import ui
 from .backend import Toolchain
-from .build import BuildDir, course_code_failure, readable_build_output
+from .build import BuildDir, course_code_failure, readable_build_output, worker_of
 from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
 from .manifest import Exercise, resolve_lesson
@@ -240,13 +240,6 @@ def _remove(path: str) -> None:
         os.remove(path)
     elif os.path.isdir(path):
         shutil.rmtree(path)
-
-
-def worker_of(executable: str) -> str:
-    """The worker beside a split test program (``vector_add_test`` -> ``vector_add_worker``):
-    the executable that holds the submission when the judge is separate (autograder/remote/)."""
-    base = executable[:-len("_test")] if executable.endswith("_test") else executable
-    return base + "_worker"
 
 
 def _same_content(source: str, target: str) -> bool:

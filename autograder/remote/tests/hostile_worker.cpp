@@ -24,13 +24,7 @@
 namespace {
 
 void send_all(const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t wrote = ::write(3, p, size);
-    if (wrote <= 0) std::_Exit(3);
-    p += wrote;
-    size -= static_cast<std::size_t>(wrote);
-  }
+  if (!course::remote::write_fully(3, data, size)) std::_Exit(3);
 }
 
 std::uint64_t g_nonce = 0;  // the nonce of the request being answered
@@ -41,16 +35,7 @@ void reply(std::uint32_t status, const std::string& payload, std::uint64_t annou
   send_all(payload.data(), payload.size());
 }
 
-bool read_all(void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t got = ::read(3, p, size);
-    if (got <= 0) return false;
-    p += got;
-    size -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
+bool read_all(void* data, std::size_t size) { return course::remote::read_fully(3, data, size); }
 
 }  // namespace
 

@@ -110,22 +110,4 @@ const std::vector<Shape>& awkward_shapes() {
   return shapes;
 }
 
-/// Host API calls counted by the simulator while `work` runs (and is waited for).
-struct LaunchCount {
-  bool counted = false;
-  std::string why_not;
-  std::uint64_t kernel_launches = 0;
-  std::uint64_t graph_launches = 0;
-};
-
-LaunchCount count_launches(const std::function<void()>& work) {
-  const course::test::GlobalTraffic counted = course::test::count_global_traffic(work);
-  LaunchCount c;
-  c.counted = counted.counted;
-  c.why_not = counted.why_not;
-  c.kernel_launches = counted.kernel_launch_calls;
-  c.graph_launches = counted.graph_launch_calls;
-  return c;
-}
-
 }  // namespace

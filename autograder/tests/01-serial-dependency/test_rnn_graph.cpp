@@ -95,11 +95,11 @@ TEST(RnnGraph, ReplayIsOneGraphLaunchAndNoKernelLaunch) {
   d_hs.poison();
   GraphHolder graph;
   graph.g = rnn_graph_create(dl.layer, d_x.get(), d_h0.get(), d_hs.get(), p.steps, p.batch, stream.s);
-  const LaunchCount c = count_launches([&] { rnn_graph_replay(graph.g); });
+  const ct::GlobalTraffic c = ct::count_global_traffic([&] { rnn_graph_replay(graph.g); });
   ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(64, 32))) << p.describe();
   if (!c.counted) GTEST_SKIP() << c.why_not;
-  EXPECT_EQ(c.graph_launches, 1u) << "a replay of the " << p.steps
+  EXPECT_EQ(c.graph_launch_calls, 1u) << "a replay of the " << p.steps
                                   << "-step sequence should be exactly one cudaGraphLaunch";
-  EXPECT_EQ(c.kernel_launches, 0u) << "a replay should launch no kernel from the host (the graph "
+  EXPECT_EQ(c.kernel_launch_calls, 0u) << "a replay should launch no kernel from the host (the graph "
                                       "holds the " << p.steps << " steps)";
 }

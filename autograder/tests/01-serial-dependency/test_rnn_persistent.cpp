@@ -47,9 +47,9 @@ TEST(RnnPersistent, RunsTheWholeSequenceInOneLaunch) {
   DeviceLayer dl(p.layer);
   ct::DeviceBuffer<float> d_x(p.x), d_h0(p.h0), d_hs(p.state_floats());
   d_hs.poison();
-  const LaunchCount c = count_launches(
+  const ct::GlobalTraffic c = ct::count_global_traffic(
       [&] { launch_rnn_persistent(dl.layer, d_x.get(), d_h0.get(), d_hs.get(), p.steps, p.batch); });
   ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(64, 32))) << p.describe();
   if (!c.counted) GTEST_SKIP() << c.why_not;
-  EXPECT_EQ(c.kernel_launches, 1u) << "the " << p.steps << "-step sequence should be one launch";
+  EXPECT_EQ(c.kernel_launch_calls, 1u) << "the " << p.steps << "-step sequence should be one launch";
 }

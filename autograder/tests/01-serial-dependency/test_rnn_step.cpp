@@ -42,14 +42,14 @@ TEST(RnnStep, LaunchesOneKernelPerStep) {
   DeviceLayer dl(p.layer);
   ct::DeviceBuffer<float> d_x(p.x), d_h0(p.h0), d_hs(p.state_floats());
   d_hs.poison();
-  const LaunchCount c = count_launches(
+  const ct::GlobalTraffic c = ct::count_global_traffic(
       [&] { launch_rnn_sequence(dl.layer, d_x.get(), d_h0.get(), d_hs.get(), p.steps, p.batch); });
   ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(64, 32))) << p.describe();
   if (!c.counted) GTEST_SKIP() << c.why_not;
-  EXPECT_EQ(c.kernel_launches, std::uint64_t(p.steps))
+  EXPECT_EQ(c.kernel_launch_calls, std::uint64_t(p.steps))
       << "one forward pass over " << p.steps << " steps should make exactly " << p.steps
-      << " kernel launches (one per step), made " << c.kernel_launches;
-  EXPECT_EQ(c.graph_launches, 0u);
+      << " kernel launches (one per step), made " << c.kernel_launch_calls;
+  EXPECT_EQ(c.graph_launch_calls, 0u);
 }
 
 TEST(RnnStep, QueuesItsWorkOnTheGivenStream) {
