@@ -21,6 +21,7 @@ PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
+OV = "04-data-loading/03_overlap.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
 # (Kept out of the #include line itself so that checks for such includes in this repository
 # do not flag the test that plants one on purpose.)
@@ -234,6 +235,14 @@ CASES = {
         "patch": {DP: [("  partial[tid] = sum;\n  __syncthreads();\n",
                         "  atomicAdd(result, sum);\n  return;\n  partial[tid] = sum;\n  __syncthreads();\n")]},
         "expect": {"dot_product": "partial"}, "performance": {"dot_product": "zero"}},
+    # the right streams, events and slots, but a wait for each step before the next batch: the
+    # weights are right and nothing overlaps (judged on the simulator's modelled timeline)
+    "serialised_overlap": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {OV: [("    CUDA_CHECK(cudaEventRecord(p.consumed[s], p.compute_stream));\n    // END YOUR CODE\n",
+                        "    CUDA_CHECK(cudaEventRecord(p.consumed[s], p.compute_stream));\n"
+                        "    CUDA_CHECK(cudaStreamSynchronize(p.compute_stream));\n    // END YOUR CODE\n")]},
+        "expect": {"overlap": "partial"}},
     # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
     "unsharded_data_parallel_step": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",

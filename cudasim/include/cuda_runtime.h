@@ -44,3 +44,4 @@ using std::abs, std::fabs, std::isfinite, std::isinf, std::isnan, std::isnormal,
 #include "cudasim/runtime_api.hpp"
 #include "cudasim/stats.hpp"
 #include "cudasim/link_model.hpp"
+#include "cudasim/timeline.hpp"

@@ -160,11 +160,27 @@ Operand vector_operand(const char* name, const T* x, int n, int inc) {
 
 Operand scalar(const char* name, const void* p) { return {name, p, p}; }
 
+/// What a call costs on the modelled timeline (cudasim/timeline.hpp): its FLOPs and the bytes
+/// it must move at least once (model_library_call).
+struct LibraryCost {
+  std::uint64_t flops = 0;
+  std::uint64_t bytes = 0;
+  bool tensor_cores = false;
+};
+
+/// A GEMM's cost: 2mnk FLOPs, A and B read and C written once (read too when beta may be
+/// non-zero), per batch.
+LibraryCost gemm_cost(int m, int n, int k, int batch, std::size_t ab_element, std::size_t c_element, bool tensor) {
+  const auto M = static_cast<std::uint64_t>(m), N = static_cast<std::uint64_t>(n), K = static_cast<std::uint64_t>(k);
+  const auto B = static_cast<std::uint64_t>(batch);
+  return {2 * M * N * K * B, ((M * K + K * N) * ab_element + 2 * M * N * c_element) * B, tensor};
+}
+
 /// Queues `work` on the handle's stream, or a fault instead of it when an operand is not
 /// memory a GPU kernel could access. Returns the status the call returns.
 template <class Work>
 cublasStatus_t submit(const char* api, const cublasContext& h, std::initializer_list<Operand> operands,
-                      Work work, bool wait = false) {
+                      Work work, bool wait = false, LibraryCost cost = {}) {
   if (sticky_error() != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
   std::string problem;
   for (const Operand& o : operands) {
@@ -182,7 +198,12 @@ cublasStatus_t submit(const char* api, const cublasContext& h, std::initializer_
   }
   std::function<void()> task;
   if (problem.empty()) {
-    task = std::move(work);
+    task = [api, cost, work = std::move(work)] {
+      work();
+      charge_operation("library", api,
+                       model_library_call(cost.flops, cost.bytes, cost.tensor_cores, replaying_graph(), modelled_gpu())
+                           .total_ns);
+    };
   } else {
     task = [api, problem] {
       report("illegal memory access in %s: %s", api, problem.c_str());
@@ -305,7 +326,8 @@ cublasStatus_t gemm_call(const char* api, cublasHandle_t handle, cublasOperation
         for (int i = 0; i < batch; ++i)
           gemm(to_cblas(transa), to_cblas(transb), m, n, k, a_value, A + i * stride_a, lda,
                B + i * stride_b, ldb, b_value, C + i * stride_c, ldc);
-      });
+      },
+      false, gemm_cost(m, n, k, batch, sizeof(T), sizeof(T), false));
 }
 
 /// Level-1 reductions: the result goes to a host pointer (the call waits) or a device pointer.
@@ -618,5 +640,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
               static_cast<float*>(C)[at] = v;
             }
           }
-      });
+      },
+      false,
+      gemm_cost(m, n, k, 1, Atype == CUDA_R_16BF ? 2 : 4, Ctype == CUDA_R_16BF ? 2 : 4, Atype == CUDA_R_16BF));
 }

@@ -60,6 +60,23 @@ void report(const char* format, ...) {
   std::fflush(stderr);
 }
 
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace cudasim::detail
 
 using namespace cudasim::detail;

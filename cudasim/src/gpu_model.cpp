@@ -134,4 +134,15 @@ ModelledTime model_launch(const LaunchWork& work, const GpuSpec& gpu) {
   return t;
 }
 
+ModelledTime model_library_call(std::uint64_t flops, std::uint64_t bytes, bool tensor_cores, bool graph_node,
+                                const GpuSpec& gpu) {
+  using C = ModelConstants;
+  ModelledTime t;
+  t.launch_ns = graph_node ? C::kGraphNodeNs : C::kLaunchNs;
+  t.memory_ns = static_cast<double>(bytes) / gpu.memory_bytes_per_s * 1e9;
+  t.compute_ns = static_cast<double>(flops) / (tensor_cores ? gpu.tensor_flops_per_s : gpu.fp32_flops_per_s) * 1e9;
+  t.total_ns = t.launch_ns + std::max(t.memory_ns, t.compute_ns);
+  return t;
+}
+
 }  // namespace cudasim

@@ -27,6 +27,8 @@ void clear_sticky_error();
 /// Prints one diagnostic line to stderr, prefixed with "cudasim: ".
 void report(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string format_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+/// `text` as the inside of a JSON string (quotes, backslashes and control characters escaped).
+std::string json_escape(const std::string& text);
 
 // ---- the modelled device (device.cpp) ----------------------------------------------------------
 const cudaDeviceProp& device_properties();
@@ -230,8 +232,10 @@ bool is_capturing(cudaStream_t stream);
 /// Queues `work` on a stream (0, cudaStreamLegacy and cudaStreamPerThread included). Returns
 /// cudaErrorInvalidResourceHandle for an unknown stream.
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);
-/// Queues and waits for completion.
-cudaError_t run_synchronously(cudaStream_t stream, std::function<void()> work);
+/// Queues and waits for completion. `after_device_work`: the work also waits for everything
+/// queued so far on the device's other streams (a copy from pageable memory, which a GPU does
+/// not overlap with kernels).
+cudaError_t run_synchronously(cudaStream_t stream, std::function<void()> work, bool after_device_work = false);
 /// Validates a launch's configuration against the device and the kernel's attributes; reports
 /// and records the error a GPU gives (see submit_launch).
 cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id);
@@ -248,4 +252,57 @@ void synchronize_all_streams();
 /// Waits for the work queued so far on one device's streams (cudaDeviceSynchronize).
 void synchronize_device_streams(int device);
 
+}  // namespace cudasim::detail
+
+// ---- the modelled clock (timeline.cpp; cudasim/timeline.hpp) --------------------------------------
+// Outside cudasim::detail on purpose: a submission may call into cudasim::detail (the device
+// interface its kernels compile to), and must not be able to move the clock that times it
+// (tools/course/symbol_policy.py refuses every other cudasim:: symbol).
+namespace cudasim::clock_detail {
+
+/// A new track of the timeline (a stream, a copy engine) on `device`; returns its id.
+int timeline_track(const std::string& name, int device);
+/// The calling host thread's place on the timeline, for an operation it is queuing.
+double host_now_ns();
+/// The calling host thread waited, from `entered_ns` on its clock, for device work that ends
+/// at `end_ns`: it continues at the later of the two (the real time it waited is dropped).
+void host_waited(double entered_ns, double end_ns);
+
+struct ModelledEngine;
+
+/// The operation a stream's thread is running, from `start_ns` on the stream's track: what
+/// its work does charges modelled time to it (charge_operation, charge_copy), and its end is
+/// where the last charge left it. One per thread at a time (nested ones stack).
+class ModelledOperation {
+ public:
+  ModelledOperation(int track, double start_ns);
+  ~ModelledOperation();
+  ModelledOperation(const ModelledOperation&) = delete;
+  ModelledOperation& operator=(const ModelledOperation&) = delete;
+  double end_ns() const { return cursor_ns_; }
+
+ private:
+  friend void charge_operation(const char* kind, const std::string& name, double duration_ns);
+  friend void charge_copy(ModelledEngine& engine, const std::string& name, double duration_ns);
+  int track_;
+  double cursor_ns_;
+  ModelledOperation* previous_ = nullptr;
+};
+/// Adds `duration_ns` of `kind` work ("kernel", "memset", "library", "copy") to the operation
+/// the calling thread runs; nothing when it runs none.
+void charge_operation(const char* kind, const std::string& name, double duration_ns);
+/// A copy engine: the copies through it never overlap on the timeline.
+struct ModelledEngine {
+  std::mutex mutex;
+  std::vector<std::pair<double, double>> busy;  // booked intervals, by start
+  int track = -1;
+};
+/// A copy of `duration_ns` through `engine`, in the first gap it fits from where the calling
+/// thread's operation is; the operation continues at its end.
+void charge_copy(ModelledEngine& engine, const std::string& name, double duration_ns);
+
+}  // namespace cudasim::clock_detail
+
+namespace cudasim::detail {
+using namespace cudasim::clock_detail;
 }  // namespace cudasim::detail

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <functional>
 #include <thread>
 
+#include "cudasim/gpu_model.hpp"
+#include "cudasim/timeline.hpp"
 #include "internal.hpp"
 
 namespace cudasim {
@@ -43,18 +46,20 @@ const LinkModel* find_model(const std::string& name, bool host) {
   return nullptr;
 }
 
-/// One engine: copies through it run one after another.
+/// One engine: copies through it run one after another, in real time (when the modelled
+/// clock's figures are not chosen) and on the modelled timeline.
 struct Engine {
   std::mutex mutex;
   Clock::time_point free_at{};
+  clock_detail::ModelledEngine modelled;
 };
 
 struct Links {
   std::mutex mutex;
   const LinkModel* host;
   const LinkModel* peer;
-  Engine host_to_device, device_to_host;
-  std::map<int, Engine> peer_out;  // per source device
+  // Per device: its host link's engine for each direction, and one for its outgoing peer copies.
+  std::map<int, Engine> host_to_device, device_to_host, peer_out;
   std::map<std::pair<int, int>, std::uint64_t> traffic;
 
   Links() {
@@ -76,6 +81,26 @@ struct Links {
 Links& links() {
   static Links l;
   return l;
+}
+
+/// `device`'s engine in `engines`, made (with its track on the timeline) on first use; the
+/// caller holds the links' mutex.
+Engine& engine_of(std::map<int, Engine>& engines, int device, const char* track) {
+  auto [it, made] = engines.try_emplace(device);
+  if (made) it->second.modelled.track = clock_detail::timeline_track(track, device);
+  return it->second;
+}
+
+/// "4.0 MB", "512 B": a copy's size as the timeline names it.
+std::string size_text(std::size_t bytes) {
+  char text[32];
+  if (bytes >= (1u << 20))
+    std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / (1 << 20));
+  else if (bytes >= (1u << 10))
+    std::snprintf(text, sizeof text, "%.1f KB", static_cast<double>(bytes) / (1 << 10));
+  else
+    std::snprintf(text, sizeof text, "%zu B", bytes);
+  return text;
 }
 
 /// Books a copy of `bytes` at `rate` on `engine` (after the copies already queued on it) and
@@ -143,31 +168,44 @@ void count_peer_access(int source, int destination, std::uint64_t bytes) {
 void copy_across_link(void* dst, const void* src, std::size_t bytes, const std::function<void()>& copy) {
   const int dst_device = device_of(dst), src_device = device_of(src);
   Links& l = links();
-  Clock::time_point end = Clock::now();
+  Engine* engine = nullptr;
+  double rate = 0, latency = 0;
+  std::string name;
   if (dst_device >= 0 && src_device >= 0) {
-    if (dst_device != src_device) {  // within one device's memory there is no link to cross
-      Engine* engine;
-      LinkModel model;
-      {
-        std::lock_guard<std::mutex> lock(l.mutex);
-        l.traffic[{src_device, dst_device}] += bytes;
-        engine = &l.peer_out[src_device];
-        model = *l.peer;
-      }
-      end = book(*engine, bytes, model.pinned_bytes_per_second, model.latency_seconds);
+    if (dst_device != src_device) {
+      std::lock_guard<std::mutex> lock(l.mutex);
+      l.traffic[{src_device, dst_device}] += bytes;
+      engine = &engine_of(l.peer_out, src_device, "peer copy engine");
+      rate = l.peer->pinned_bytes_per_second;
+      latency = l.peer->latency_seconds;
+      name = "peer " + std::to_string(src_device) + " to " + std::to_string(dst_device) + " " + size_text(bytes);
+    } else {
+      // Within one device's memory there is no link to cross: the copy reads and writes its
+      // memory once, as a kernel would.
+      detail::charge_operation("copy", "DtoD " + size_text(bytes),
+                               model_library_call(0, 2 * static_cast<std::uint64_t>(bytes), false,
+                                                  detail::replaying_graph(), modelled_gpu()).total_ns);
     }
   } else if (dst_device >= 0 || src_device >= 0) {
-    const void* host_side = dst_device >= 0 ? src : dst;
-    LinkModel model;
-    {
-      std::lock_guard<std::mutex> lock(l.mutex);
-      model = *l.host;
-    }
-    const double rate = is_pinned_host_pointer(host_side) ? model.pinned_bytes_per_second
-                                                          : model.pageable_bytes_per_second;
-    end = book(dst_device >= 0 ? l.host_to_device : l.device_to_host, bytes, rate, model.latency_seconds);
+    const bool pinned = is_pinned_host_pointer(dst_device >= 0 ? src : dst);
+    std::lock_guard<std::mutex> lock(l.mutex);
+    engine = dst_device >= 0 ? &engine_of(l.host_to_device, dst_device, "copy engine HtoD")
+                             : &engine_of(l.device_to_host, src_device, "copy engine DtoH");
+    rate = pinned ? l.host->pinned_bytes_per_second : l.host->pageable_bytes_per_second;
+    latency = l.host->latency_seconds;
+    name = std::string(dst_device >= 0 ? "HtoD " : "DtoH ") + size_text(bytes) + (pinned ? " (pinned)" : " (pageable)");
   }
-  // The copy itself runs inside the modelled time: the copy takes the longer of the two.
+  if (engine == nullptr) {
+    copy();
+    return;
+  }
+  detail::charge_copy(engine->modelled, name, rate > 0 ? (latency + static_cast<double>(bytes) / rate) * 1e9 : 0.0);
+  if (model_time_enabled()) {  // the modelled timeline has the copy's time: no need to wait for it
+    copy();
+    return;
+  }
+  // In real time, the copy itself runs inside the modelled time: it takes the longer of the two.
+  const Clock::time_point end = book(*engine, bytes, rate, latency);
   copy();
   std::this_thread::sleep_until(end);
 }

@@ -548,6 +548,15 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
   return cudaSuccess;
 }
 
+namespace {
+/// A copy between the host's pageable memory and a device: it does not overlap the device's
+/// kernels (see cudaMemcpyAsync).
+bool pageable_host_side(const void* dst, const void* src) {
+  if (is_device_pointer(dst) == is_device_pointer(src)) return false;
+  return !is_pinned(is_device_pointer(dst) ? src : dst);
+}
+}  // namespace
+
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
   const cudaError_t valid = check_copy(dst, src, count, kind, "cudaMemcpyAsync");
   if (valid != cudaSuccess) return record_error(valid);
@@ -555,12 +564,14 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   if (count == 0) return cudaSuccess;
   // CUDA overlaps a copy with the host only when the host side is page-locked: with pageable
   // memory a device-to-host copy returns when done and a host-to-device copy has consumed its
-  // source before returning. Copies between device buffers stay asynchronous.
+  // source before returning, and the copy does not overlap kernels either (CUDA's Best
+  // Practices Guide: overlapping transfers with computation needs pinned memory). Copies
+  // between device buffers stay asynchronous.
   const void* host_side = is_device_pointer(dst) ? src : dst;
   const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
   auto copy = [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); };
   record_copy(dst, src, count);
-  return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy));
+  return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy, true));
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
@@ -570,7 +581,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   wait_for_other_devices(dst, src);
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
   record_copy(dst, src, count);
-  run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); });
+  run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); },
+                    pageable_host_side(dst, src));
   return record_error(sticky_error());
 }
 
@@ -606,7 +618,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   const cudaError_t valid = prepare_copy_2d(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D", rows);
   if (valid != cudaSuccess || !rows) return record_error(valid);
   wait_for_other_devices(dst, src);
-  run_synchronously(nullptr, rows);
+  run_synchronously(nullptr, rows, pageable_host_side(dst, src));
   return record_error(sticky_error());
 }
 
@@ -619,7 +631,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
   // Asynchronous under the same rule as cudaMemcpyAsync: only with page-locked host memory.
   const void* host_side = is_device_pointer(dst) ? src : dst;
   const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
-  return record_error(asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows));
+  return record_error(asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows, true));
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
@@ -633,7 +645,11 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
   }
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   record_memset(count);
-  return record_error(enqueue(stream, [=] { std::memset(ptr, value, count); }));
+  return record_error(enqueue(stream, [=] {
+    std::memset(ptr, value, count);
+    charge_operation("memset", format_string("memset %zu bytes", count),
+                     cudasim::model_library_call(0, count, false, replaying_graph(), cudasim::modelled_gpu()).total_ns);
+  }));
 }
 
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {

@@ -48,15 +48,6 @@ LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, boo
   return w;
 }
 
-std::string json_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 void print_report() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -103,7 +94,7 @@ void print_report() {
                      "\"modelled_ns\": %.1f, \"modelled_launch_ns\": %.1f, \"modelled_memory_ns\": %.1f, "
                      "\"modelled_compute_ns\": %.1f, \"modelled_span_ns\": %.1f, \"modelled_atomic_ns\": %.1f, "
                      "\"modelled_bound\": \"%s\", \"modelled_gpu\": \"%s\"}",
-                     first ? "" : ",", json_escape(k.kernel_name).c_str(),
+                     first ? "" : ",", detail::json_escape(k.kernel_name).c_str(),
                      static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.blocks),
                      static_cast<unsigned long long>(k.threads),
                      static_cast<unsigned long long>(k.global_load_bytes),
@@ -261,6 +252,7 @@ void record_launch_stats(const LaunchState& launch) {
   for (const auto& entry : r.declared_flops)
     if (entry.first == one.kernel_name) one.flops = entry.second;
   one.modelled = model_launch(work_of(one, launch.config.dynamic_shared_bytes, launch.graph_node), modelled_gpu());
+  charge_operation("kernel", one.kernel_name, one.modelled.total_ns);
   r.last = one;
   for (KernelStats& k : r.per_kernel)
     if (k.kernel_name == one.kernel_name) {

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "cudasim/timeline.hpp"
 #include "internal.hpp"
 
 struct CUstream_st {};
@@ -42,14 +43,24 @@ struct Dependency {
 struct Task {
   std::function<void()> work;
   std::vector<Dependency> dependencies;
+  double queued_ns = 0;  // the queuing host thread's time (the modelled clock)
 };
 
+/// A stream's name on the modelled timeline: "default stream", "stream 1", "stream 2", ...
+std::string stream_track_name(bool legacy) {
+  static std::atomic<int> created{0};
+  return legacy ? std::string("default stream") : "stream " + std::to_string(++created);
+}
+
 struct Stream : CUstream_st {
-  Stream(bool blocking_, int device_, bool legacy_) : blocking(blocking_), legacy(legacy_), device(device_) {}
+  Stream(bool blocking_, int device_, bool legacy_)
+      : blocking(blocking_), legacy(legacy_), device(device_),
+        track(timeline_track(stream_track_name(legacy_), device_)) {}
 
   const bool blocking;  // synchronises with its device's legacy default stream
   const bool legacy;    // the legacy default stream of `device`
   const int device;     // current when the stream was created
+  const int track;      // on the modelled timeline
   // While stream capture is on, work is recorded into this graph instead of queued.
   std::shared_ptr<CapturedGraph> capture;
   std::mutex mutex;
@@ -57,6 +68,7 @@ struct Stream : CUstream_st {
   std::deque<Task> queue;
   std::uint64_t enqueued = 0;   // tickets handed out
   std::uint64_t completed = 0;  // tasks finished
+  std::vector<double> ends;     // the modelled end of each finished task, by ticket - 1
   bool stopping = false;
   std::thread server;
 
@@ -67,6 +79,18 @@ struct Stream : CUstream_st {
   bool reached(std::uint64_t ticket) {
     std::lock_guard<std::mutex> lock(mutex);
     return completed >= ticket;
+  }
+  /// Where the task of `ticket` (finished) ended on the modelled timeline; 0 for ticket 0.
+  double end_of(std::uint64_t ticket) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return ticket == 0 ? 0.0 : ends[static_cast<std::size_t>(ticket - 1)];
+  }
+  /// Waits, as a host thread, for the task of `ticket`: the thread's modelled clock joins the
+  /// task's end.
+  void host_wait_for(std::uint64_t ticket) {
+    const double entered = host_now_ns();
+    wait_for(ticket);
+    host_waited(entered, end_of(ticket));
   }
 
   void serve() {
@@ -79,10 +103,26 @@ struct Stream : CUstream_st {
         task = std::move(queue.front());
         queue.pop_front();
       }
-      for (const Dependency& d : task.dependencies) d.stream->wait_for(d.ticket);
-      if (task.work) task.work();
+      // On the modelled timeline the task starts when the stream's previous task, the work it
+      // depends on and the host that queued it allow, whatever order the CPU ran things in.
+      double start = task.queued_ns;
+      for (const Dependency& d : task.dependencies) {
+        d.stream->wait_for(d.ticket);
+        start = std::max(start, d.stream->end_of(d.ticket));
+      }
       {
         std::lock_guard<std::mutex> lock(mutex);
+        if (!ends.empty()) start = std::max(start, ends.back());
+      }
+      double end;
+      {
+        ModelledOperation operation(track, start);
+        if (task.work) task.work();
+        end = operation.end_ns();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ends.push_back(end);
         ++completed;
       }
       changed.notify_all();
@@ -143,10 +183,20 @@ StreamRegistry& streams() {
 }
 
 /// Queues a task; the caller holds the registry lock so that implicit dependencies are taken
-/// against a consistent picture of all streams.
-std::uint64_t push_task(StreamRegistry& r, const std::shared_ptr<Stream>& s, std::function<void()> work) {
-  Task task{std::move(work), {}};
-  if (s->legacy) {
+/// against a consistent picture of all streams. `after_device_work`: the task also waits for
+/// the work queued so far on every other stream of its device, blocking or not.
+std::uint64_t push_task(StreamRegistry& r, const std::shared_ptr<Stream>& s, std::function<void()> work,
+                        bool after_device_work = false) {
+  Task task{std::move(work), {}, host_now_ns()};
+  if (after_device_work) {
+    const auto note = [&](const std::shared_ptr<Stream>& other) {
+      if (!other || other == s || other->device != s->device) return;
+      std::lock_guard<std::mutex> lock(other->mutex);
+      task.dependencies.push_back({other, other->enqueued});
+    };
+    note(r.legacy[static_cast<std::size_t>(s->device)]);
+    for (auto& entry : r.created) note(entry.second);
+  } else if (s->legacy) {
     for (auto& entry : r.created) {
       const std::shared_ptr<Stream>& other = entry.second;
       if (!other->blocking || other->device != s->device) continue;
@@ -340,7 +390,7 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> work) {
   return cudaSuccess;
 }
 
-cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work) {
+cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work, bool after_device_work) {
   StreamRegistry& r = streams();
   std::shared_ptr<Stream> s;
   std::uint64_t ticket;
@@ -350,9 +400,9 @@ cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work) {
     if (!s) return cudaErrorInvalidResourceHandle;
     // Waiting for a capturing stream would wait for work that is only being recorded.
     if (s->capture) return cudaErrorStreamCaptureUnsupported;
-    ticket = push_task(r, s, std::move(work));
+    ticket = push_task(r, s, std::move(work), after_device_work);
   }
-  s->wait_for(ticket);
+  s->host_wait_for(ticket);
   return cudaSuccess;
 }
 
@@ -448,7 +498,13 @@ void synchronize_streams(int device) {
     for (auto& s : r.legacy) note(s);
     for (auto& entry : r.created) note(entry.second);
   }
-  for (const Dependency& d : all) d.stream->wait_for(d.ticket);
+  const double entered = host_now_ns();
+  double end = 0;
+  for (const Dependency& d : all) {
+    d.stream->wait_for(d.ticket);
+    end = std::max(end, d.stream->end_of(d.ticket));
+  }
+  host_waited(entered, end);
 }
 }  // namespace
 
@@ -601,8 +657,15 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     s = r.find(stream);
   }
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
-  std::lock_guard<std::mutex> lock(s->mutex);
-  return s->completed >= s->enqueued ? cudaSuccess : cudaErrorNotReady;
+  std::uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (s->completed < s->enqueued) return cudaErrorNotReady;
+    ticket = s->enqueued;
+  }
+  // Finding the work done is a wait that has ended: the host is past the work's end.
+  host_waited(host_now_ns(), s->end_of(ticket));
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
@@ -615,7 +678,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   std::shared_ptr<Stream> s = r.find(stream);
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
   // A no-op task that the stream may start only after the event's stream reached the record.
-  Task task{{}, {{rec->stream, rec->ticket}}};
+  Task task{{}, {{rec->stream, rec->ticket}}, host_now_ns()};
   {
     std::lock_guard<std::mutex> l(s->mutex);
     s->queue.push_back(std::move(task));
@@ -681,7 +744,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   Event* e = find_event(event);
   if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
-  if (std::shared_ptr<EventRecord> rec = last_record(e)) rec->stream->wait_for(rec->ticket);
+  if (std::shared_ptr<EventRecord> rec = last_record(e)) rec->stream->host_wait_for(rec->ticket);
   return record_error(sticky_error());
 }
 
@@ -689,8 +752,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   Event* e = find_event(event);
   if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
   std::shared_ptr<EventRecord> rec = last_record(e);
-  if (!rec || rec->stream->reached(rec->ticket)) return cudaSuccess;
-  return cudaErrorNotReady;
+  if (!rec) return cudaSuccess;
+  if (!rec->stream->reached(rec->ticket)) return cudaErrorNotReady;
+  host_waited(host_now_ns(), rec->stream->end_of(rec->ticket));  // as cudaStreamQuery
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
@@ -702,6 +767,9 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   std::shared_ptr<EventRecord> ra = last_record(a), rb = last_record(b);
   if (!ra || !rb) return record_error(cudaErrorInvalidResourceHandle);
   if (!ra->stream->reached(ra->ticket) || !rb->stream->reached(rb->ticket)) return cudaErrorNotReady;
-  *ms = std::chrono::duration<float, std::milli>(rb->time - ra->time).count();
+  if (cudasim::model_time_enabled())
+    *ms = static_cast<float>((rb->stream->end_of(rb->ticket) - ra->stream->end_of(ra->ticket)) / 1e6);
+  else
+    *ms = std::chrono::duration<float, std::milli>(rb->time - ra->time).count();
   return cudaSuccess;
 }

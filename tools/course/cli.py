@@ -80,6 +80,11 @@ def build_parser() -> OneLineParser:
     run.add_argument("--stats", action="store_true", help="print memory-traffic statistics (simulator)")
     run.add_argument("--check", action="store_true",
                      help="memcheck, racecheck, a shuffled thread order and partial barriers (simulator)")
+    run.add_argument("--model-time", action="store_true",
+                     help="cudaEventElapsedTime gives the simulator's modelled GPU time (simulator)")
+    run.add_argument("--gpu", metavar="NAME", help="the GPU the simulator models: H100 (default), H200, A100, T4")
+    run.add_argument("--timeline", metavar="OUT.json",
+                     help="write the modelled timeline as a Chrome trace (Perfetto, chrome://tracing) (simulator)")
     run.add_argument("file", metavar="FILE.cu")
     # More sources, -I, -D and the program's ARGS are split off before argparse runs (see
     # _split_run_arguments, run_program.split_build_args); these entries only document them.
@@ -219,7 +224,7 @@ def _split_run_arguments(argv: List[str]) -> (List[str], List[str]):
         return argv, []
     i += 1
     while i < len(argv):                      # run's own options before FILE.cu
-        if argv[i] in ("--backend", "--gpu", "-I", "-D"):
+        if argv[i] in ("--backend", "--gpu", "--timeline", "-I", "-D"):
             i += 2
         elif argv[i] == "--":
             # "run -- FILE.cu ARGS": FILE.cu is the next word
@@ -282,9 +287,9 @@ def dispatch(args: argparse.Namespace) -> int:
         if args.jobs < 0:
             raise CourseError("--jobs must be >= 1")
         args.seed = _seed_argument(args.seed)
-    if args.command == "roofline":
+    if args.command in ("roofline", "run"):
         from .roofline import validate_gpu_argument
-        validate_gpu_argument(args.gpu)
+        args.gpu = validate_gpu_argument(args.gpu)
     if args.command in ("run", "profile"):
         for file in args.sources:
             if not os.path.isfile(file):
@@ -314,7 +319,9 @@ def dispatch(args: argparse.Namespace) -> int:
     session = open_session(args.backend)
     if args.command == "run":
         from .run_program import run_program
-        return run_program(session, args.sources, args.args, args.stats, args.check, args.build_options)
+        from .run_program import ModelledClock
+        clock = ModelledClock(args.model_time, args.gpu, args.timeline)
+        return run_program(session, args.sources, args.args, args.stats, args.check, args.build_options, clock)
     if args.command == "profile":
         from .profile import profile_program
         return profile_program(session, args.sources, args.args, args.gpu, args.build_options)

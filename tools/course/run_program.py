@@ -8,7 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import List
+from typing import List, NamedTuple, Optional
 
 from . import ui
 from .errors import CourseError, FAILURE
@@ -18,6 +18,8 @@ from .session import Session
 RECIPE_NAME = "course_run.json"
 GPU_TOOLS = ("--stats and --check are simulator features; on a GPU use Nsight Compute (ncu) for "
              "traffic and compute-sanitizer for memory and race checks, or run with --backend sim")
+MODEL_TOOLS = ("--model-time, --gpu and --timeline are simulator features (a GPU's own clock needs no model); "
+               "on a GPU use Nsight Systems (nsys) for a timeline, or run with --backend sim")
 _LOCAL_SOURCES = (".h", ".hpp", ".cuh", ".cu", ".inl", ".inc", ".cpp")
 SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 _MAX_FILES_PER_INCLUDE_DIR = 5000   # a -I of a huge folder must not make every run slow
@@ -347,16 +349,45 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
     return exe
 
 
+class ModelledClock(NamedTuple):
+    """``run``'s options for the simulator's modelled clock (cudasim/timeline.hpp)."""
+    model_time: bool = False        # cudaEventElapsedTime in modelled time
+    gpu: Optional[str] = None       # the GPU modelled (CUDASIM_GPU)
+    timeline: Optional[str] = None  # where the Chrome trace goes
+
+    def asked(self) -> bool:
+        return self.model_time or self.gpu is not None or self.timeline is not None
+
+    def environment(self) -> dict:
+        env = {}
+        if self.model_time:
+            env["CUDASIM_MODEL_TIME"] = "1"
+        if self.gpu:
+            env["CUDASIM_GPU"] = self.gpu
+        if self.timeline:
+            env["CUDASIM_TIMELINE"] = os.path.abspath(self.timeline)
+        return env
+
+
 def run_program(session: Session, files: List[str], args: List[str], stats: bool, check: bool = False,
-                options: List[str] = ()) -> int:
+                options: List[str] = (), clock: ModelledClock = ModelledClock()) -> int:
     """Compiles ``files`` (with the build ``options``) and runs the program in place of this
     process. ``stats`` prints the
     simulator's per-kernel traffic table at exit; ``check`` turns on racecheck, a shuffled
-    thread order and the partial-barrier check (memcheck is on whenever the program is instrumented)."""
+    thread order and the partial-barrier check (memcheck is on whenever the program is instrumented);
+    ``clock`` turns on the modelled clock's figures, the GPU it models and its timeline file."""
     if (stats or check) and session.backend != "sim":
         raise CourseError(GPU_TOOLS)
-    exe = compile_program(session, files, options, instrumented=stats or check)
+    if clock.asked() and session.backend != "sim":
+        raise CourseError(MODEL_TOOLS)
+    if clock.timeline:
+        folder = os.path.dirname(os.path.abspath(clock.timeline))
+        if not os.path.isdir(folder):
+            raise CourseError("--timeline %s: the folder %s does not exist" % (clock.timeline, folder))
+    # The modelled clock times a kernel from its counted traffic: it needs the instrumentation.
+    exe = compile_program(session, files, options, instrumented=stats or check or clock.asked())
     env = dict(os.environ)
+    env.update(clock.environment())
     if stats:
         env["CUDASIM_STATS"] = "1"
     if check:

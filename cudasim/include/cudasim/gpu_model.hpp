@@ -104,6 +104,12 @@ struct ModelledTime {
 /// The modelled time of one launch on `gpu`.
 ModelledTime model_launch(const LaunchWork& work, const GpuSpec& gpu);
 
+/// The modelled time of device work the simulator does not run instruction by instruction (a
+/// memset, a cuBLAS call): a launch plus the roofline of its FLOPs and of the bytes it must move
+/// at least once, at the whole GPU's peaks (libraries are tuned to come close to them).
+ModelledTime model_library_call(std::uint64_t flops, std::uint64_t bytes, bool tensor_cores, bool graph_node,
+                                const GpuSpec& gpu);
+
 /// The model's per-operation costs (documented above), for tests and docs.
 struct ModelConstants {
   static constexpr double kLaunchNs = 2500;

@@ -46,6 +46,11 @@ class BadArgumentsAreOneLineAndExitTwo(unittest.TestCase):
     def test_run_without_a_file(self):
         self.assertOneLineUsageError(support.run_cli("run"), "FILE.cu")
 
+    def test_run_with_an_unknown_gpu(self):
+        with tempfile.NamedTemporaryFile(suffix=".cu") as program:
+            self.assertOneLineUsageError(support.run_cli("run", "--gpu", "X100", program.name), "--gpu X100",
+                                         "H100")
+
     def test_run_with_a_missing_file(self):
         self.assertOneLineUsageError(support.run_cli("run", "no_such_program.cu"), "no such file")
 
@@ -85,6 +90,24 @@ class RunArgumentsGoToTheProgram(unittest.TestCase):
         from course.cli import parse_args
         args = parse_args(["run", "--backend", "cuda", "prog.cu", "a"])
         self.assertEqual((args.backend, args.file, args.args), ("cuda", "prog.cu", ["a"]))
+
+
+class RunTakesTheModelledClocksOptions(unittest.TestCase):
+    def test_model_time_gpu_and_timeline_before_the_file(self):
+        from course.cli import parse_args
+        args = parse_args(["run", "--model-time", "--gpu", "h200", "--timeline", "t.json", "prog.cu", "3"])
+        self.assertEqual((args.model_time, args.gpu, args.timeline, args.file, args.args),
+                         (True, "h200", "t.json", "prog.cu", ["3"]))
+
+    def test_the_options_become_the_simulators_environment(self):
+        from course.run_program import ModelledClock
+        self.assertEqual(ModelledClock().environment(), {})
+        self.assertFalse(ModelledClock().asked())
+        env = ModelledClock(True, "H200", "out/t.json").environment()
+        self.assertEqual(env["CUDASIM_MODEL_TIME"], "1")
+        self.assertEqual(env["CUDASIM_GPU"], "H200")
+        self.assertEqual(env["CUDASIM_TIMELINE"], os.path.abspath("out/t.json"))
+        self.assertTrue(ModelledClock(timeline="t.json").asked())
 
 
 class RunTakesAProgramsShape(unittest.TestCase):
