@@ -31,12 +31,15 @@
 // wait for the receiver: the time each link is busy, summed per rank, the busiest rank's sum
 // reported; and events around the whole step (after a device-side barrier) for the step.
 //
-// On the simulator (cudasim) the links are modelled (cudasim/link_model.hpp): a copy takes
-// latency + bytes / rate of wall time, so the measured communication is the model plus the
-// simulator's own overhead (the CPU's memcpy runs inside the modelled time and wins when it
-// is slower; a short sleep overshoots by tens of µs). The compute is CPU time and says nothing
-// about a GPU: the table shows it, and the prediction for the chosen GPU, side by side. The
-// link counters (cudasim::link_stats) are checked against the bytes the table predicts.
+// On the simulator (cudasim), with `./course run --model-time` (which also builds the kernels
+// with the counters their modelled times come from), the times are the modelled timeline's
+// (cudasim/timeline.hpp) with host code free: a copy takes latency + bytes / rate of its link
+// model (cudasim/link_model.hpp), a kernel its modelled time on the simulator's GPU (`--gpu`
+// of ./course run, default H100, which this program's --gpu then defaults to), and the figures
+// are the same on any machine. Without it they are CPU times: a copy takes the link model's
+// time in wall time plus the simulator's own overhead, and the compute says nothing about a
+// GPU. The link counters
+// (cudasim::link_stats) are checked against the bytes the table predicts.
 // On a GPU there is one link, whatever connects the devices (or one device shared by all
 // ranks): its bandwidth and latency are measured first with a large and a small copy between
 // ranks 0 and 1, and the topology (devices, peer access) is printed.
@@ -815,7 +818,17 @@ int main(int argc, char** argv) {
   }
 
   const Gpu* gpu = &kGpus[0];
-#ifndef CUDASIM
+#ifdef CUDASIM
+  // The modelled timeline (./course run --model-time), host code free: every figure below is
+  // the modelled GPU's and the same on any machine (one host thread drives every rank, so the
+  // free host clock is exact).
+  const bool modelled = cudasim::model_time_enabled();
+  if (modelled) {
+    cudasim::set_host_clock(cudasim::HostClock::kFree);
+    if (gpu_name.empty()) gpu_name = cudasim::modelled_gpu().name;
+  }
+#else
+  const bool modelled = false;
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (gpu_name.empty()) gpu_name = prop.name;
@@ -848,7 +861,12 @@ int main(int argc, char** argv) {
       links.push_back({lm.name, lm.pinned_bytes_per_second, lm.latency_seconds});
     }
   }
-  std::printf("simulator: links modelled by cudasim (latency + bytes / rate per copy); compute is CPU time\n");
+  if (modelled)
+    std::printf("simulator, modelled %s: copies and kernels on the modelled timeline (latency + bytes / rate per copy, "
+                "each kernel's modelled time), host code free\n", cudasim::modelled_gpu().name);
+  else
+    std::printf("simulator, CPU time: links modelled by cudasim (latency + bytes / rate per copy); compute is CPU time "
+                "(./course run --model-time gives the modelled GPU's times)\n");
 #else
   {
     // The machine's own link: calibrated between ranks 0 and 1 with a large and a small copy.
@@ -914,12 +932,13 @@ int main(int argc, char** argv) {
 
   std::printf("\nCommunication per training step (busiest rank's outgoing link; its time = sum of its copies):\n");
 #ifdef CUDASIM
-  const bool sim = true;
+  const bool sim = !modelled;  // the simulator's own overhead is a column in CPU time only
 #else
   const bool sim = false;
 #endif
-  std::printf("%-6s %-9s %12s %9s %13s %13s %10s%s\n", "scheme", "link", "bytes/step", "messages", "predicted", "measured",
-              "pred/meas", sim ? "  sim floor (link none)" : "");
+  const char* measured = modelled ? "modelled" : "measured";
+  std::printf("%-6s %-9s %12s %9s %13s %13s %10s%s\n", "scheme", "link", "bytes/step", "messages", "predicted", measured,
+              modelled ? "pred/mod" : "pred/meas", sim ? "  sim floor (link none)" : "");
   for (const Row& r : rows) {
     std::printf("%-6s %-9s %12s %9.0f %13s %13s %10.2f", r.scheme.c_str(), r.link.c_str(),
                 fmt_bytes(r.pred.busiest_bytes).c_str(), r.pred.messages, fmt_time(r.pred.comm_s).c_str(),
@@ -927,16 +946,16 @@ int main(int argc, char** argv) {
     if (sim) std::printf("  %13s", fmt_time(r.meas.floor_s).c_str());
     std::printf("\n");
   }
-  std::printf("\nWhole step (predicted on %s at %.0f TFLOP/s FP32; measured with events around the step%s):\n",
-              gpu->name, gpu->fp32 / 1e12,
+  std::printf("\nWhole step (predicted on %s at %.0f TFLOP/s FP32; %s with events around the step%s):\n",
+              gpu->name, gpu->fp32 / 1e12, measured,
 #ifdef CUDASIM
-              ", compute = the simulator's CPU time"
+              modelled ? ", each kernel at its modelled time" : ", compute = the simulator's CPU time"
 #else
               ""
 #endif
   );
   std::printf("%-6s %-9s %13s %13s %13s %13s %9s\n", "scheme", "link", "pred compute", "pred comm", "pred step",
-              "measured step", "comm share");
+              modelled ? "modelled step" : "measured step", "comm share");
   for (const Row& r : rows) {
     const double critical_comm = r.pred.step_s - r.pred.compute_s;
     std::printf("%-6s %-9s %13s %13s %13s %13s %8.0f%%\n", r.scheme.c_str(), r.link.c_str(),
@@ -950,10 +969,18 @@ int main(int argc, char** argv) {
 #ifdef CUDASIM
   std::printf("link counters (cudasim::link_stats) %s the predicted bytes of every scheme\n",
               counters_ok ? "match" : "DO NOT match");
-  std::printf("note: on the simulator a copy takes max(modelled time, the CPU's memcpy) plus the simulator's own cost "
-              "per copy (thread hand-offs, the sleep's overshoot: the 'sim floor' column, the same copies with no link "
-              "model), so fast links and small messages measure slower than the model; the compute is CPU time and says "
-              "nothing about a GPU.\n");
+  if (modelled)
+    std::printf("note: the modelled communication follows the same link model as the prediction, so they agree. The "
+                "modelled step is longer than the prediction, which counts the FLOPs at the peak only: the model also "
+                "charges each kernel's launch (2.5 us) and the global bytes it counted, and this program's layer "
+                "kernels (one thread per output, no tiling) read W again for every sample, which the model (no "
+                "caches) charges at HBM bandwidth. ./course run --model-time --stats shows each kernel's modelled time "
+                "and what bounds it.\n");
+  else
+    std::printf("note: on the simulator a copy takes max(modelled time, the CPU's memcpy) plus the simulator's own "
+                "cost per copy (thread hand-offs, the sleep's overshoot: the 'sim floor' column, the same copies with "
+                "no link model), so fast links and small messages measure slower than the model; the compute is CPU "
+                "time and says nothing about a GPU.\n");
 #endif
   write_outputs(prefix, rows, m, n);
   return same && counters_ok ? 0 : 1;
