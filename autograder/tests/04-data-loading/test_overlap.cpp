@@ -179,10 +179,20 @@ TEST(Overlap, RunsAtTheRateOfItsSlowestStageOnTheModelledTimeline) {
     const std::string outcome = run_with_deadline(120s, [&] {
       // The loops run on this thread's clock: the deadline's thread starts where this one is.
       sync = modelled_ns([&] { train_synchronous(c, modelled_source, a.get()); });
+      cudasim::reset_timeline();
       over = modelled_ns([&] { train_overlapped(c, modelled_source, o.get(), 2); });
     });
     ASSERT_EQ(outcome, "") << k.slowest;
     ASSERT_TRUE(ct::all_close(a.download(), o.download(), 0.0, 0.0)) << "overlapped weights differ from the baseline";
+    // The time is only evidence if the work behind it was the GPU's: one training-step kernel
+    // and one host-to-device copy of a batch per batch, nothing done by host code instead.
+    std::int64_t steps = 0, copies = 0;
+    for (const cudasim::TimelineSpan& span : cudasim::timeline()) {
+      steps += span.kind == "kernel" && span.name == "train_step_kernel";
+      copies += span.kind == "copy" && span.track == "copy engine HtoD";
+    }
+    EXPECT_EQ(steps, c.batches) << "train_overlapped must run one training step (launch_train_step) per batch";
+    EXPECT_EQ(copies, c.batches) << "train_overlapped must copy each batch to the device once (cudaMemcpyAsync)";
     const double slowest = std::max({source, copy, step});
     const double pipelined = static_cast<double>(c.batches) * slowest + (source + copy + step);
     std::printf("[ COURSE   ] slowest stage %s: source %.1f us, copy %.1f us, step %.1f us per batch; %lld batches "
