@@ -533,6 +533,16 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+#ifdef CUDASIM
+  if (cudasim::model_time_enabled()) {
+    // Its stages run on several host threads, which the modelled clock cannot order with each
+    // other (docs/simulator.md, "The modelled timeline"), and without the copies' real-time
+    // sleep its CPU times would leave the link out.
+    std::fprintf(stderr, "loader_benchmark measures CPU time: run it without --model-time (docs/simulator.md, "
+                         "\"The modelled timeline\", says why)\n");
+    return 2;
+  }
+#endif
   batches = (batches + 7) / 8 * 8;  // whole files of 8 batches
   const fs::path dir = fs::temp_directory_path() / ("course04-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
