@@ -243,6 +243,17 @@ CASES = {
                         "    CUDA_CHECK(cudaEventRecord(p.consumed[s], p.compute_stream));\n"
                         "    CUDA_CHECK(cudaStreamSynchronize(p.compute_stream));\n    // END YOUR CODE\n")]},
         "expect": {"overlap": "partial"}},
+    # the step reads the pinned host slot directly (zero-copy) and a token copy keeps the copy
+    # count: right weights, and the link's time hidden from the model
+    "zero_copy_overlap": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {OV: [("    if (b >= depth) CUDA_CHECK(cudaEventSynchronize(p.copied[s]));\n",
+                        "    if (b >= depth) CUDA_CHECK(cudaEventSynchronize(p.consumed[s]));\n"),
+                       ("    CUDA_CHECK(cudaMemcpyAsync(p.device[s], p.host[s], bytes, cudaMemcpyHostToDevice, p.copy_stream));\n",
+                        "    CUDA_CHECK(cudaMemcpyAsync(p.device[s], p.host[s], 4, cudaMemcpyHostToDevice, p.copy_stream));\n"),
+                       ("    launch_train_step(d_weights, p.device[s], config.rows, config.features, config.repeats, p.compute_stream);\n",
+                        "    launch_train_step(d_weights, p.host[s], config.rows, config.features, config.repeats, p.compute_stream);\n")]},
+        "expect": {"overlap": "partial"}},
     # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
     "unsharded_data_parallel_step": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",

@@ -180,6 +180,7 @@ TEST(Overlap, RunsAtTheRateOfItsSlowestStageOnTheModelledTimeline) {
       // The loops run on this thread's clock: the deadline's thread starts where this one is.
       sync = modelled_ns([&] { train_synchronous(c, modelled_source, a.get()); });
       cudasim::reset_timeline();
+      cudasim::reset_stats();
       over = modelled_ns([&] { train_overlapped(c, modelled_source, o.get(), 2); });
     });
     ASSERT_EQ(outcome, "") << k.slowest;
@@ -193,6 +194,12 @@ TEST(Overlap, RunsAtTheRateOfItsSlowestStageOnTheModelledTimeline) {
     }
     EXPECT_EQ(steps, c.batches) << "train_overlapped must run one training step (launch_train_step) per batch";
     EXPECT_EQ(copies, c.batches) << "train_overlapped must copy each batch to the device once (cudaMemcpyAsync)";
+    EXPECT_EQ(cudasim::transfer_stats().host_to_device_bytes, static_cast<std::uint64_t>(c.batches) * bytes)
+        << "each batch must cross the link whole, once";
+    for (const cudasim::KernelStats& kernel : cudasim::kernel_stats())
+      EXPECT_EQ(kernel.host_access_bytes, 0u)
+          << kernel.kernel_name << " read host memory directly (zero-copy), which hides the link's time; copy the "
+          << "batch to a device slot instead";
     const double slowest = std::max({source, copy, step});
     const double pipelined = static_cast<double>(c.batches) * slowest + (source + copy + step);
     std::printf("[ COURSE   ] slowest stage %s: source %.1f us, copy %.1f us, step %.1f us per batch; %lld batches "
