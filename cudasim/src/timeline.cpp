@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 
 #include "cudasim/gpu_model.hpp"
@@ -211,12 +210,15 @@ void reset_timeline() {
 }
 
 bool write_timeline(const std::string& path, std::string* error) {
-  const std::vector<TimelineSpan> spans = timeline();
+  // The records as they are: a trace viewer orders the events itself, and each span keeps
+  // its track's index, which is the trace's thread id.
   std::vector<Track> tracks;
+  std::vector<SpanRecord> spans;
   {
     Record& r = record();
     std::lock_guard<std::mutex> lock(r.mutex);
     tracks = r.tracks;
+    spans = r.spans;
   }
   std::FILE* out = std::fopen(path.c_str(), "w");
   if (out == nullptr) {
@@ -240,13 +242,10 @@ bool write_timeline(const std::string& path, std::string* error) {
   for (std::size_t i = 0; i < tracks.size(); ++i)
     std::fprintf(out, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %zu, \"args\": {\"name\": \"%s\"}}",
                  tracks[i].device + 1, i, json_escape(tracks[i].name).c_str());
-  std::map<std::string, std::size_t> track_index;
-  for (std::size_t i = 0; i < tracks.size(); ++i) track_index[tracks[i].name + "@" + std::to_string(tracks[i].device)] = i;
-  for (const TimelineSpan& s : spans) {
-    std::fprintf(out, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %zu, \"ts\": %.3f, \"dur\": %.3f}",
-                 s.kind.c_str(), json_escape(s.name).c_str(), s.device + 1,
-                 track_index[s.track + "@" + std::to_string(s.device)], s.start_ns / 1e3,
-                 (s.end_ns - s.start_ns) / 1e3);
+  for (const SpanRecord& s : spans) {
+    std::fprintf(out, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f}",
+                 s.kind, json_escape(s.name).c_str(), tracks[static_cast<std::size_t>(s.track)].device + 1, s.track,
+                 s.start_ns / 1e3, (s.end_ns - s.start_ns) / 1e3);
   }
   std::fprintf(out, "\n]}\n");
   const bool written = std::ferror(out) == 0;
