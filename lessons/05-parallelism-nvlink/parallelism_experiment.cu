@@ -33,8 +33,9 @@
 // sends are queued together (they run at once); the pipeline's run on a second stream per
 // stage, so that they overlap the stage's next micro-batch.
 //
-// On the simulator (cudasim), with `./course run --model-time` (which also builds the kernels
-// with the counters their modelled times come from), the times are the modelled timeline's
+// On the simulator (cudasim), `./course run` turns on its modelled clock for this program (as
+// --model-time does; it also builds the kernels with the counters their modelled times come
+// from; --wall-time keeps CPU time), and the times are the modelled timeline's
 // (cudasim/timeline.hpp) with host code free: a copy takes latency + bytes / rate of its link
 // model (cudasim/link_model.hpp), a kernel its modelled time on the simulator's GPU (`--gpu`
 // of ./course run, default H100, which this program's --gpu then defaults to), and the figures
@@ -966,7 +967,7 @@ int main(int argc, char** argv) {
                 "each kernel's modelled time), host code free\n", cudasim::modelled_gpu().name);
   else
     std::printf("simulator, CPU time: links modelled by cudasim (latency + bytes / rate per copy); compute is CPU time "
-                "(./course run --model-time gives the modelled GPU's times)\n");
+                "(./course run without --wall-time gives the modelled GPU's times)\n");
 #else
   {
     // The machine's own link: calibrated between ranks 0 and 1 with a large and a small copy.

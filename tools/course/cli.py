@@ -82,6 +82,8 @@ def build_parser() -> OneLineParser:
                      help="memcheck, racecheck, a shuffled thread order and partial barriers (simulator)")
     run.add_argument("--model-time", action="store_true",
                      help="cudaEventElapsedTime gives the simulator's modelled GPU time (simulator)")
+    run.add_argument("--wall-time", action="store_true",
+                     help="CPU time for an experiment that uses the modelled clock by default (simulator)")
     run.add_argument("--gpu", metavar="NAME", help="the GPU the simulator models: H100 (default), H200, A100, T4")
     run.add_argument("--timeline", metavar="OUT.json",
                      help="write the modelled timeline as a Chrome trace (Perfetto, chrome://tracing) (simulator)")
@@ -320,7 +322,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         from .run_program import run_program
         from .run_program import ModelledClock
-        clock = ModelledClock(args.model_time, args.gpu, args.timeline)
+        clock = ModelledClock(args.model_time, args.gpu, args.timeline, args.wall_time)
         return run_program(session, args.sources, args.args, args.stats, args.check, args.build_options, clock)
     if args.command == "profile":
         from .profile import profile_program

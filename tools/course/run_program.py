@@ -18,7 +18,7 @@ from .session import Session
 RECIPE_NAME = "course_run.json"
 GPU_TOOLS = ("--stats and --check are simulator features; on a GPU use Nsight Compute (ncu) for "
              "traffic and compute-sanitizer for memory and race checks, or run with --backend sim")
-MODEL_TOOLS = ("--model-time, --gpu and --timeline are simulator features (a GPU's own clock needs no model); "
+MODEL_TOOLS = ("--model-time, --wall-time, --gpu and --timeline are simulator features (a GPU's own clock needs no model); "
                "on a GPU use Nsight Systems (nsys) for a timeline, or run with --backend sim")
 _LOCAL_SOURCES = (".h", ".hpp", ".cuh", ".cu", ".inl", ".inc", ".cpp")
 SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
@@ -349,14 +349,38 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
     return exe
 
 
+# The lessons' experiments whose figures are the modelled clock's on the simulator: ``run``
+# turns --model-time on for them there, unless --wall-time asks for CPU time. Each one prints
+# "modelled <GPU>" beside its figures and holds its lesson's formula on that clock (issue 16).
+# Not yet: tokens_per_second and batch_sweep keep their own hand models of the same GPU table,
+# loader_benchmark's loader threads are not on the clock (docs/simulator.md, "The modelled
+# timeline"), and roofline_demo runs through ./course roofline.
+MODELLED_BY_DEFAULT = ("lessons/05-parallelism-nvlink/parallelism_experiment.cu",)
+
+
 class ModelledClock(NamedTuple):
     """``run``'s options for the simulator's modelled clock (cudasim/timeline.hpp)."""
     model_time: bool = False        # cudaEventElapsedTime in modelled time
     gpu: Optional[str] = None       # the GPU modelled (CUDASIM_GPU)
     timeline: Optional[str] = None  # where the Chrome trace goes
+    wall_time: bool = False         # CPU time even for the experiments modelled by default
 
     def asked(self) -> bool:
         return self.model_time or self.gpu is not None or self.timeline is not None
+
+    def for_program(self, session: Session, program: str) -> "ModelledClock":
+        """The options with the course's default for ``program`` applied: on the simulator the
+        experiments in MODELLED_BY_DEFAULT run on the modelled clock unless --wall-time."""
+        if self.wall_time and self.model_time:
+            raise CourseError("--model-time and --wall-time ask for opposite clocks: choose one")
+        if self.wall_time or self.model_time or session.backend != "sim":
+            return self
+        where = os.path.relpath(os.path.realpath(program), os.path.realpath(session.root))
+        if where.replace(os.sep, "/") not in MODELLED_BY_DEFAULT:
+            return self
+        ui.progress("%s: modelled GPU time by default on the simulator (--wall-time for CPU time)"
+                    % os.path.basename(program))
+        return self._replace(model_time=True)
 
     def environment(self) -> dict:
         env = {}
@@ -378,8 +402,9 @@ def run_program(session: Session, files: List[str], args: List[str], stats: bool
     ``clock`` turns on the modelled clock's figures, the GPU it models and its timeline file."""
     if (stats or check) and session.backend != "sim":
         raise CourseError(GPU_TOOLS)
-    if clock.asked() and session.backend != "sim":
+    if (clock.asked() or clock.wall_time) and session.backend != "sim":
         raise CourseError(MODEL_TOOLS)
+    clock = clock.for_program(session, files[0])
     if clock.timeline:
         folder = os.path.dirname(os.path.abspath(clock.timeline))
         if not os.path.isdir(folder):

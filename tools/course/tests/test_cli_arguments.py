@@ -110,6 +110,45 @@ class RunTakesTheModelledClocksOptions(unittest.TestCase):
         self.assertTrue(ModelledClock(timeline="t.json").asked())
 
 
+class RunModelsTheLessonsExperimentsByDefault(unittest.TestCase):
+    """On the simulator, the experiments in MODELLED_BY_DEFAULT run on the modelled clock unless
+    --wall-time; other programs, and the cuda backend, keep what was asked."""
+
+    def setUp(self):
+        from course.run_program import ModelledClock
+        from course.session import ROOT, Session
+        self.Clock = ModelledClock
+        self.root = ROOT
+        self.sim = Session(root=ROOT, backend="sim", toolchain=None)
+        self.cuda = Session(root=ROOT, backend="cuda", toolchain=None)
+        self.experiment = os.path.join(ROOT, "lessons", "05-parallelism-nvlink", "parallelism_experiment.cu")
+
+    def test_the_experiment_gets_model_time_on_the_simulator(self):
+        clock = self.Clock(gpu="H200").for_program(self.sim, self.experiment)
+        self.assertEqual((clock.model_time, clock.gpu), (True, "H200"))
+
+    def test_wall_time_keeps_cpu_time_and_conflicts_with_model_time(self):
+        self.assertFalse(self.Clock(wall_time=True).for_program(self.sim, self.experiment).model_time)
+        from course.errors import CourseError
+        with self.assertRaisesRegex(CourseError, "choose one"):
+            self.Clock(model_time=True, wall_time=True).for_program(self.sim, self.experiment)
+
+    def test_other_programs_and_the_cuda_backend_are_left_alone(self):
+        other = os.path.join(self.root, "lessons", "00-gpu-vs-cpu", "device_query.cu")
+        self.assertFalse(self.Clock().for_program(self.sim, other).model_time)
+        self.assertFalse(self.Clock().for_program(self.cuda, self.experiment).model_time)
+
+    def test_every_listed_experiment_exists(self):
+        from course.run_program import MODELLED_BY_DEFAULT
+        for path in MODELLED_BY_DEFAULT:
+            self.assertTrue(os.path.isfile(os.path.join(self.root, path)), path)
+
+    def test_wall_time_is_parsed_before_the_file(self):
+        from course.cli import parse_args
+        args = parse_args(["run", "--wall-time", "prog.cu", "--wall-time"])
+        self.assertEqual((args.wall_time, args.file, args.args), (True, "prog.cu", ["--wall-time"]))
+
+
 class RunTakesAProgramsShape(unittest.TestCase):
     """run FILE.cu [MORE.cu/.cpp] [-I DIR] [-D NAME[=V]] [ARGS]: sources and build options right
     after the first file belong to the build, up to the program's first argument or --."""
