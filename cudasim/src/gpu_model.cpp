@@ -121,6 +121,10 @@ ModelledTime model_launch(const LaunchWork& work, const GpuSpec& gpu) {
                                        active_sms * C::kSmBandwidthShare * gpu.memory_bytes_per_s / sms});
     t.memory_ns = static_cast<double>(work.global_bytes) / bandwidth * 1e9;
   }
+  // Zero-copy: host memory read or written by the kernel crosses the host link, whatever the
+  // parallelism; the link and the GPU's memory work at the same time, so the longer one counts.
+  if (work.host_access_bytes > 0 && work.host_link_bytes_per_s > 0)
+    t.memory_ns = std::max(t.memory_ns, static_cast<double>(work.host_access_bytes) / work.host_link_bytes_per_s * 1e9);
   // Compute: an SM needs about kSaturatingThreadsPerSm resident threads to keep its FP32 lanes
   // busy; fewer threads or SMs get that fraction of the peak.
   const double usable = (active_sms / sms) * std::min(1.0, resident_per_sm / C::kSaturatingThreadsPerSm);

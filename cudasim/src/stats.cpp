@@ -3,6 +3,7 @@
 // instrumentation counted, plus copy traffic by direction. With CUDASIM_STATS_JSON=<path> the
 // same figures are written as JSON for `./course profile`.
 #include "cudasim/stats.hpp"
+#include "cudasim/link_model.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,6 +39,8 @@ LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, boo
   w.global_bytes = one.global_bytes();
   w.global_accesses = one.global_atomics;
   for (std::uint64_t count : one.global_accesses_by_width) w.global_accesses += count;
+  w.host_access_bytes = one.host_access_bytes;
+  w.host_link_bytes_per_s = host_link().pinned_bytes_per_second;
   w.flops = one.flops;
   w.tensor_cores = one.mma_ops > 0;
   w.span_global_ops = one.span_global_ops;

@@ -7,6 +7,7 @@
 
 #ifdef CUDASIM
 
+#include <cudasim/link_model.hpp>
 #include <mma.h>
 
 #include <cstring>
@@ -227,6 +228,34 @@ TEST_F(Counters, TheModelMakesOneThreadWalkingTheArrayFarSlowerThanAGrid) {
   EXPECT_DOUBLE_EQ(grid.total_ns, cudasim::ModelConstants::kLaunchNs + grid.memory_ns);
   EXPECT_NE(block.describe(cudasim::modelled_gpu()).find("memory-bound: "), std::string::npos)
       << block.describe(cudasim::modelled_gpu());
+}
+
+TEST_F(Counters, ZeroCopyAccessesCrossTheHostLinkInTheModel) {
+  // A kernel that reads page-locked host memory directly: on a GPU every byte crosses PCIe,
+  // which no parallelism speeds up. The model charges those bytes at the host link's pinned
+  // rate; with the link model "none" they cost nothing, as before.
+  const int n = 1 << 20;
+  float* pinned = nullptr;
+  ASSERT_EQ(cudaMallocHost(&pinned, n * sizeof(float)), cudaSuccess);
+  float* out = device_array<float>(n);
+  const cudasim::LinkModel link = cudasim::host_link();
+  ASSERT_GT(link.pinned_bytes_per_second, 0.0) << link.name;
+  copy_coalesced<<<n / 256, 256>>>(pinned, out, n);
+  const cudasim::KernelStats over_link = run_and_count();
+  EXPECT_EQ(over_link.host_access_bytes, 4u * n);
+  EXPECT_EQ(over_link.global_bytes(), 4u * n);  // the stores to device memory
+  EXPECT_STREQ(over_link.modelled.dominant(), "memory");
+  EXPECT_DOUBLE_EQ(over_link.modelled.memory_ns, 4.0 * n / link.pinned_bytes_per_second * 1e9);
+  ASSERT_TRUE(cudasim::set_host_link("none"));
+  copy_coalesced<<<n / 256, 256>>>(pinned, out, n);
+  const cudasim::KernelStats free_link = run_and_count();
+  ASSERT_TRUE(cudasim::set_host_link(link.name));
+  EXPECT_LT(free_link.modelled.memory_ns, over_link.modelled.memory_ns / 50);
+  // The same copy from device memory: the GPU's bandwidth, far faster than the link.
+  float* in = device_array<float>(n);
+  copy_coalesced<<<n / 256, 256>>>(in, out, n);
+  EXPECT_LT(run_and_count().modelled.memory_ns, over_link.modelled.memory_ns / 50);
+  cudaFreeHost(pinned);
 }
 
 TEST_F(Counters, TheModelChargesContendedAtomics) {

@@ -14,7 +14,9 @@
 ///   The bytes are those the kernel's instructions move, as the lessons count them; the
 ///   sectors an uncoalesced pattern touches are counted (KernelStats::global_sectors) but not
 ///   charged here, since a GPU's L1 and L2 caches serve much of that waste and the model has
-///   no caches: coalescing is checked by the exercises' tests instead;
+///   no caches: coalescing is checked by the exercises' tests instead. A kernel's loads and
+///   stores of page-locked host memory (zero-copy) cross the host link instead, at its pinned
+///   rate (cudasim/link_model.hpp): the memory term is the longer of the two;
 /// - **compute**: the FLOPs declared with cudasim::declare_flops over the FP32 peak the launch
 ///   can use (the 16-bit tensor-core peak when the launch issued wmma::mma_sync);
 /// - **span**: the critical path of the longest thread, which no number of SMs shortens:
@@ -75,6 +77,8 @@ struct LaunchWork {
   std::size_t dynamic_shared_bytes = 0;
   std::uint64_t global_bytes = 0;          ///< loads + stores + atomics' read and write
   std::uint64_t global_accesses = 0;       ///< global loads, stores and atomics (instructions x lanes)
+  std::uint64_t host_access_bytes = 0;     ///< loads and stores of page-locked host memory (zero-copy)
+  double host_link_bytes_per_s = 0;        ///< the host link's pinned rate (0: the link costs nothing)
   std::uint64_t flops = 0;                 ///< declared
   bool tensor_cores = false;               ///< the launch issued mma_sync: its FLOPs run at the tensor peak
   std::uint64_t span_global_ops = 0;       ///< the longest thread's global accesses
@@ -89,7 +93,7 @@ struct LaunchWork {
 struct ModelledTime {
   double total_ns = 0;
   double launch_ns = 0;    ///< launch overhead
-  double memory_ns = 0;    ///< global bytes over the usable bandwidth
+  double memory_ns = 0;    ///< global bytes over the usable bandwidth, or host bytes over the host link
   double compute_ns = 0;   ///< declared FLOPs over the usable peak
   double span_ns = 0;      ///< the longest thread's critical path
   double atomic_ns = 0;    ///< serialised atomics on the most-hit address
