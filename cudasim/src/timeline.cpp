@@ -180,6 +180,17 @@ void spend_host_time(double ns) {
   raise_frontier(h.now(real_ns()));
 }
 
+void wait_for_host_time(double ns) {
+  if (!(ns >= 0)) return;
+  const double real = real_ns();
+  const bool first_use = !host_thread.started;
+  HostThreadClock& h = this_host_thread(real);
+  if (first_use || ns > h.now(real)) {
+    h.anchor(ns, real);
+    raise_frontier(ns);
+  }
+}
+
 std::vector<TimelineSpan> timeline() {
   Record& r = record();
   std::vector<TimelineSpan> out;

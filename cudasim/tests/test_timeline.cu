@@ -340,6 +340,35 @@ TEST(HostClock, TheFreeClockMovesOnlyWhereTheHostWaits) {
   cudasim::set_host_clock(cudasim::HostClock::kWall);
 }
 
+TEST(HostClock, WorkersStartedTogetherRunSideBySideAndAHandOffCarriesTheTime) {
+  cudasim::set_host_clock(cudasim::HostClock::kFree);
+  cudasim::spend_host_time(1e6);
+  const double start = cudasim::host_time_ns();
+  // Two workers, each doing 3 ms of modelled work; the first may run to the end (and raise the
+  // latest host time) before the second thread even starts in real time.
+  double ends[2] = {0, 0};
+  for (int w = 0; w < 2; ++w) {
+    std::thread([&ends, w, start] {
+      cudasim::wait_for_host_time(start);
+      cudasim::spend_host_time(3e6);
+      ends[w] = cudasim::host_time_ns();
+    }).join();  // one after the other in real time: the worst case for the second
+  }
+  EXPECT_EQ(ends[0], start + 3e6);
+  EXPECT_EQ(ends[1], start + 3e6) << "the second worker must not start where the first ended";
+  // A thread that does not say where it starts begins at the latest host time reached.
+  double late = 0;
+  std::thread([&late] { late = cudasim::host_time_ns(); }).join();
+  EXPECT_GE(late, start + 3e6);
+  // The hand-off: the consumer continues at the later of its time and the producer's.
+  EXPECT_EQ(cudasim::host_time_ns(), start);
+  cudasim::wait_for_host_time(ends[0]);
+  EXPECT_EQ(cudasim::host_time_ns(), start + 3e6);
+  cudasim::wait_for_host_time(start);  // an earlier time does not move it back
+  EXPECT_EQ(cudasim::host_time_ns(), start + 3e6);
+  cudasim::set_host_clock(cudasim::HostClock::kWall);
+}
+
 TEST_F(Timeline, TheTimelineIsWrittenAsAChromeTrace) {
   ASSERT_EQ(cudaMemcpyAsync(a_, b_, 1024, cudaMemcpyDeviceToDevice, s1_), cudaSuccess);
   scale<<<kN / 256, 256, 0, s1_>>>(a_, kN, 2.0f);

@@ -69,6 +69,13 @@ double host_time_ns();
 /// Moves the calling host thread's clock `ns` forward, on either clock: host work that a test or
 /// an experiment stands for without doing it (reading a batch from a modelled disk).
 void spend_host_time(double ns);
+/// A hand-off between host threads: the calling thread continues at the later of its own time
+/// and `ns`, the time (host_time_ns() there) at which another host thread handed it work or
+/// freed what it waits for. A thread that has not used the clock yet starts at `ns`, instead of
+/// at the latest time any host thread has reached, so that workers started together run side
+/// by side. The simulator cannot see such hand-offs (a mutex, a condition variable, a queue);
+/// on the free clock, a program whose threads pass work to each other calls this where they do.
+void wait_for_host_time(double ns);
 
 /// One operation on the timeline.
 struct TimelineSpan {
