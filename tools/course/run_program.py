@@ -353,9 +353,9 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
 # turns --model-time on for them there, unless --wall-time asks for CPU time. Each one prints
 # "modelled <GPU>" beside its figures and holds its lesson's formula on that clock (issue 16).
 # Not yet: tokens_per_second and batch_sweep keep their own hand models of the same GPU table,
-# loader_benchmark's loader threads are not on the clock (docs/simulator.md, "The modelled
-# timeline"), and roofline_demo runs through ./course roofline.
-MODELLED_BY_DEFAULT = ("lessons/05-parallelism-nvlink/parallelism_experiment.cu",)
+# and roofline_demo runs through ./course roofline.
+MODELLED_BY_DEFAULT = ("lessons/04-data-loading/loader_benchmark.cu",
+                       "lessons/05-parallelism-nvlink/parallelism_experiment.cu")
 
 
 class ModelledClock(NamedTuple):
