@@ -704,8 +704,8 @@ int main(int argc, char** argv) {
                                     : static_cast<std::uint64_t>(kBatch) * kFeatures * c.repeats);
 #endif
     c.stages = measure_stages(index, batches, workers, c.repeats, d_w);
-    std::printf("%-40s %12s %12s %14s\n", g_modelled ? "stage, modelled alone" : "stage, measured alone", "samples/s",
-                "ms/batch", g_modelled ? "" : "CPU ms/batch");
+    if (g_modelled) std::printf("%-40s %12s %12s\n", "stage, modelled alone", "samples/s", "ms/batch");
+    else std::printf("%-40s %12s %12s %14s\n", "stage, measured alone", "samples/s", "ms/batch", "CPU ms/batch");
     for (const StageAlone& s : c.stages) {
       std::printf("%-40s %12.0f %12.2f", s.name.c_str(), s.samples_per_second(), s.ms_per_batch());
       if (!g_modelled) std::printf(" %14.2f", 1e3 * s.cpu / s.batches);
@@ -730,8 +730,9 @@ int main(int argc, char** argv) {
 
   std::printf("\n== the overlapped pipeline (4 workers) against its slowest stage measured alone, %d trial%s ==\n", trials,
               trials > 1 ? "s" : "");
-  std::printf("%-14s %5s %-26s %10s %10s %8s %9s %14s\n", "configuration", "trial", "slowest stage (alone)", "stage/s",
-              "pipeline/s", "% of it", "GPU idle", g_modelled ? "" : "CPU ms/batch*");
+  std::printf("%-14s %5s %-26s %10s %10s %8s %9s", "configuration", "trial", "slowest stage (alone)", "stage/s",
+              "pipeline/s", "% of it", "GPU idle");
+  std::printf(g_modelled ? "\n" : " %14s\n", "CPU ms/batch*");
   for (const Config& c : configs) {
     for (std::size_t t = 0; t < c.trials.size(); ++t) {
       const Config::Trial& tr = c.trials[t];
