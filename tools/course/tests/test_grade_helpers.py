@@ -128,6 +128,16 @@ Errors while running CTest
 """
         self.assertEqual(parse_ctest_summary(text), (5, 2, ["solution/00-gpu-vs-cpu/saxpy", "cudasim/rewrite"]))
 
+    def test_ctest_leaves_out_only_what_it_is_asked_to(self):
+        from course.selftest import ctest_command
+        from course.backend import Toolchain
+        toolchain = Toolchain(backend="sim", cmake="/usr/bin/cmake", cmake_version=(3, 25), generator="Ninja")
+        plain = ctest_command(toolchain, "build/x")
+        self.assertNotIn("-E", plain)
+        lighter = ctest_command(toolchain, "build/x", exclude="^grader/planted-submissions$")
+        self.assertEqual(lighter[-2:], ["-E", "^grader/planted-submissions$"])
+        self.assertEqual(lighter[:-2], plain)
+
     def test_all_passed(self):
         from course.selftest import parse_ctest_summary
         self.assertEqual(parse_ctest_summary("100% tests passed, 0 tests failed out of 12\n"), (12, 0, []))
