@@ -66,6 +66,7 @@
 
 #ifdef CUDASIM
 #include <cudasim/link_model.hpp>
+#include <cudasim/timeline.hpp>
 #endif
 
 namespace {
@@ -417,6 +418,9 @@ HostData make_data(const Model& m) {
 struct Measured {
   double comm_s = 0, floor_s = 0, step_s = 0, busiest_bytes = 0, total_bytes = 0, loss = 0;
   double compute_s = 0;  ///< modelled time only: the whole step with links that take no time
+#ifdef CUDASIM
+  std::vector<cudasim::TimelineSpan> step_spans;  ///< modelled time only: the timed step's device work
+#endif
 };
 
 /// Events around a whole step on rank 0, after a device-side barrier.
@@ -491,8 +495,16 @@ void measure(course::RankGroup& g, Ops& ops, TimedLinks& links, StepTimer& timer
 #endif
   links.reset();
   timer.begin();
+#ifdef CUDASIM
+  cudasim::reset_timeline();  // from here, the timed step's spans only (after begin()'s synchronisation)
+#endif
   queue_step(true);
   out.step_s = timer.end();
+#ifdef CUDASIM
+  if (cudasim::model_time_enabled())
+    for (cudasim::TimelineSpan& span : cudasim::timeline())
+      if (span.device >= 0) out.step_spans.push_back(std::move(span));
+#endif
 }
 
 double loss_of(const std::vector<float>& y, const std::vector<float>& t, std::size_t begin, std::size_t n) {
@@ -788,6 +800,79 @@ std::string fmt_bytes(double b) {
 
 // ---------------------------------------------------------------------------------------
 // Plot: for every scheme and link, predicted vs measured communication time (log scale).
+
+#ifdef CUDASIM
+/// The modelled timeline of each timed step (the simulator's modelled clock), one panel per
+/// scheme and link: a lane per stream and per copy engine of each device, with its kernels,
+/// copies and memsets, so that what overlaps and what waits shows. Written as SVG.
+void write_step_timelines(const std::string& path, const std::vector<Row>& rows, const course::RankGroup& g) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  struct Lane {
+    int device;
+    std::string track;
+  };
+  auto rank_of = [&](int device) {
+    for (int r = 0; r < g.size(); ++r)
+      if (g.device(r) == device) return r;
+    return -1;
+  };
+  const double W = 1100, left = 230, right = 20, plot_w = W - left - right, lane_h = 13, head = 30, axis = 30;
+  std::vector<std::vector<Lane>> lanes(rows.size());
+  double H = 50;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (const auto& s : rows[i].meas.step_spans) {
+      const bool seen = std::any_of(lanes[i].begin(), lanes[i].end(),
+                                    [&](const Lane& l) { return l.device == s.device && l.track == s.track; });
+      if (!seen) lanes[i].push_back({s.device, s.track});
+    }
+    // By rank; within a rank, in the order the lanes first have work.
+    std::stable_sort(lanes[i].begin(), lanes[i].end(),
+                     [&](const Lane& a, const Lane& b) { return rank_of(a.device) < rank_of(b.device); });
+    H += head + lanes[i].size() * lane_h + axis;
+  }
+  std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' font-family='DejaVu Sans, "
+               "sans-serif' font-size='10'>\n<rect width='100%%' height='100%%' fill='white'/>\n", W, H);
+  std::fprintf(f, "<text x='10' y='20' font-size='14' font-weight='bold'>One training step on the modelled timeline "
+               "(%s): kernels red, peer copies green, memsets and device copies grey</text>\n",
+               cudasim::modelled_gpu().name);
+  double y = 40;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    double t0 = 1e300, t1 = 0;
+    for (const auto& s : r.meas.step_spans) t0 = std::min(t0, s.start_ns), t1 = std::max(t1, s.end_ns);
+    if (lanes[i].empty() || t1 <= t0) continue;
+    std::fprintf(f, "<text x='10' y='%.0f' font-size='12' font-weight='bold'>%s over %s: %s modelled</text>\n", y + 16,
+                 r.scheme.c_str(), r.link.c_str(), fmt_time(r.meas.step_s).c_str());
+    const double top = y + head;
+    auto X = [&](double ns) { return left + plot_w * (ns - t0) / (t1 - t0); };
+    for (std::size_t l = 0; l < lanes[i].size(); ++l) {
+      const Lane& lane = lanes[i][l];
+      const double ly = top + l * lane_h;
+      std::fprintf(f, "<rect x='%.0f' y='%.1f' width='%.0f' height='%.1f' fill='%s'/>\n", left, ly, plot_w, lane_h - 2,
+                   l % 2 ? "#f7f7f7" : "#efefef");
+      std::fprintf(f, "<text x='%.0f' y='%.1f' text-anchor='end'>rank %d: %s</text>\n", left - 6, ly + 9,
+                   rank_of(lane.device), lane.track.c_str());
+      for (const auto& s : r.meas.step_spans) {
+        if (s.device != lane.device || s.track != lane.track) continue;
+        const char* color = s.kind == "kernel" ? "#e15759" : s.kind == "copy" && s.name.find("peer") != std::string::npos
+                                                                 ? "#59a14f" : "#9c9c9c";
+        std::fprintf(f, "<rect x='%.2f' y='%.1f' width='%.2f' height='%.1f' fill='%s'><title>%s</title></rect>\n",
+                     X(s.start_ns), ly, std::max(0.5, X(s.end_ns) - X(s.start_ns)), lane_h - 2, color, s.name.c_str());
+      }
+    }
+    const double bottom = top + lanes[i].size() * lane_h;
+    std::fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' stroke='black'/>\n", left, bottom + 2,
+                 left + plot_w, bottom + 2);
+    for (int k = 0; k <= 4; ++k)
+      std::fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='middle'>%s</text>\n", left + plot_w * k / 4, bottom + 14,
+                   fmt_time((t1 - t0) * 1e-9 * k / 4).c_str());
+    y = bottom + axis;
+  }
+  std::fprintf(f, "</svg>\n");
+  std::fclose(f);
+}
+#endif
 
 void write_outputs(const std::string& prefix, const std::vector<Row>& rows, const Model& m, int n) {
   const std::string dat = prefix + ".dat", svg = prefix + ".svg", png = prefix + ".png", gp = prefix + ".gp";
@@ -1105,5 +1190,11 @@ int main(int argc, char** argv) {
                 "time and says nothing about a GPU.\n");
 #endif
   write_outputs(prefix, rows, m, n);
+#ifdef CUDASIM
+  if (modelled) {
+    write_step_timelines(prefix + "_timeline.svg", rows, group);
+    std::printf("wrote %s_timeline.svg (each timed step on the modelled timeline)\n", prefix.c_str());
+  }
+#endif
   return same && counters_ok && formula_holds ? 0 : 1;
 }
