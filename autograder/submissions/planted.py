@@ -22,6 +22,7 @@ TI = "02-roofline/04_tunable_intensity.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 OV = "04-data-loading/03_overlap.cu"
+PR = "04-data-loading/02_prefetch_ring.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
 # (Kept out of the #include line itself so that checks for such includes in this repository
 # do not flag the test that plants one on purpose.)
@@ -254,6 +255,13 @@ CASES = {
                        ("    launch_train_step(d_weights, p.device[s], config.rows, config.features, config.repeats, p.compute_stream);\n",
                         "    launch_train_step(d_weights, p.host[s], config.rows, config.features, config.repeats, p.compute_stream);\n")]},
         "expect": {"overlap": "partial"}},
+    # the workers take turns: each holds the ring's lock while it reads, so reads never overlap
+    # (every batch still arrives, in order, bounded by the slots)
+    "serial_prefetch_workers": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PR: [("    try {\n      read_batch(b, *slot);\n",
+                        "    try {\n      std::lock_guard<std::mutex> turn(mutex);\n      read_batch(b, *slot);\n")]},
+        "expect": {"prefetch_ring": "partial"}},
     # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
     "unsharded_data_parallel_step": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",

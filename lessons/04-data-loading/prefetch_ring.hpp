@@ -36,7 +36,9 @@ struct RingConfig {
   int workers = 2;                 ///< reader threads, >= 1
   int slots = 4;                   ///< pinned buffers in the ring (batches in flight), >= 1
   /// Optional: called by a worker thread right after it has read batch `b` into its slot
-  /// (tests count reads with it; the benchmark draws its timeline from it).
+  /// (tests count reads with it; the benchmark draws its timeline from it). Workers read
+  /// without holding the ring's lock, so two workers may be inside it at once: a test checks
+  /// that they are, since workers that take turns read no faster than one.
   std::function<void(std::int64_t b)> on_batch_read;
 };
 

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -243,6 +244,44 @@ TEST(PrefetchRing, ReadsAheadButNeverMoreThanItsSlots) {
                                     << " slots and no more";
   EXPECT_LE(worst_in_flight, slots) << "batches read but not yet released must never exceed the " << slots
                                     << " slots: the workers must wait for a free slot";
+}
+
+TEST(PrefetchRing, WorkersReadAtTheSameTime) {
+  // The point of several workers: while one reads and preprocesses a batch, the others read
+  // theirs. Each worker reports a finished read through on_batch_read, from its own thread; the
+  // first report waits, up to 5 s, for another worker's report to arrive while it is still
+  // inside. Workers that take turns (a single thread, or a lock held across the read) never
+  // report two reads at once.
+  struct Meeting {
+    std::mutex mutex;
+    std::condition_variable arrived;
+    int inside = 0;
+    bool met = false, gave_up = false;
+  };
+  auto meeting = std::make_shared<Meeting>();
+  auto on_read = [meeting](std::int64_t) {
+    std::unique_lock<std::mutex> lock(meeting->mutex);
+    if (++meeting->inside >= 2) meeting->met = true;
+    meeting->arrived.notify_all();
+    if (!meeting->met && !meeting->gave_up) {
+      meeting->arrived.wait_for(lock, 5s, [&] { return meeting->met; });
+      meeting->gave_up = !meeting->met;  // waited once in vain: let the rest run at full speed
+    }
+    --meeting->inside;
+  };
+  const TempDataset data({256}, 16);
+  std::int64_t seen = 0;
+  const std::string outcome = run_with_deadline(20s, [&] {
+    PrefetchRing ring(RingConfig{data.files(), 16, 4, 8, on_read});
+    seen = drain_and_check(ring, 16, data.samples(), data.features());
+  });
+  ASSERT_EQ(outcome, "");
+  ASSERT_EQ(seen, 16) << "256 samples in batches of 16";
+  std::lock_guard<std::mutex> lock(meeting->mutex);
+  EXPECT_TRUE(meeting->met)
+      << "with 4 workers and 8 free slots, no two workers were ever reading at the same time: a worker "
+         "must read and preprocess its batch without holding the ring's lock, and every worker must run "
+         "(config.workers threads), so that reading batch b+1 overlaps reading batch b";
 }
 
 TEST(PrefetchRing, HoldingEverySlotBlocksTheNextBatch) {
