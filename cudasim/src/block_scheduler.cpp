@@ -1110,14 +1110,14 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   return ws.results[lane];
 }
 
-unsigned coalesced_lanes(const char* file, unsigned line) {
+unsigned coalesced_lanes(const char* file, unsigned line, const char* what) {
   Worker& w = worker();
   BlockRun* b = w.block;
   if (b == nullptr) return 1;
   ensure_slots(*b);
   const unsigned t = linear_thread();
   sync_cursor(*b, t);
-  record_fiber_wait(w, *b, t, WaitKind::Coalesced, file, line, "coalesced_threads");
+  record_fiber_wait(w, *b, t, WaitKind::Coalesced, file, line, what);
   ++b->coalesced_waiters;
   park(w);
   return static_cast<unsigned>(b->warps[t / kWarpSize].results[t % kWarpSize]);
@@ -1125,18 +1125,7 @@ unsigned coalesced_lanes(const char* file, unsigned line) {
 
 }  // namespace cudasim::detail
 
-unsigned __activemask() {
-  using namespace cudasim::detail;
-  Worker& w = worker();
-  if (w.block == nullptr) return 1;
-  const unsigned self = linear_thread();
-  sync_cursor(*w.block, self);
-  const unsigned warp = self / kWarpSize;
-  unsigned mask = existing_lanes(*w.block, warp);
-  for (unsigned lane = 0; lane < kWarpSize; ++lane) {
-    const unsigned t = warp * kWarpSize + lane;
-    if (t != self && ((mask >> lane) & 1u) && has_exited(*w.block, t)) mask &= ~(1u << lane);
-  }
-  return mask;
+unsigned __activemask(const char* file, unsigned line) {
+  return cudasim::detail::coalesced_lanes(file, line, "__activemask");
 }
 

@@ -1,6 +1,6 @@
 // Warp-level operations: __shfl_sync/_up/_down/_xor with widths 8, 16 and 32, a warp-shuffle
 // reduction, __ballot_sync, __all_sync/__any_sync, __syncwarp, partial warps (blockDim not a
-// multiple of 32) and __reduce_add_sync. Valid CUDA (sm_80+): the same file runs on a GPU.
+// multiple of 32), __reduce_add_sync and __activemask. Valid CUDA (sm_80+): the same file runs on a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -298,6 +298,40 @@ TEST(WarpShuffle, LanesThatExitEarlyRunOnceAndTheOthersStillShuffle) {
   }
   ASSERT_CUDA(cudaFree(d));
   ASSERT_CUDA(cudaFree(runs));
+}
+
+__global__ void active_masks(unsigned* out) {
+  const unsigned lane = threadIdx.x % 32;
+  out[threadIdx.x] = __activemask();  // converged: every lane of the warp
+  if (lane >= 28) return;             // lanes 28-31 exit
+  if (lane < 12)
+    out[64 + threadIdx.x] = __activemask();  // the branch: lanes 0-11
+  else
+    out[64 + threadIdx.x] = __activemask();  // the other branch: lanes 12-27
+}
+
+TEST(ActiveMask, IsTheLanesThatExecuteTheCallTogether) {
+  // Two warps of 32 and 16 lanes. A GPU may split a branch further, never join two: on one,
+  // each mask holds its own lane and no lane of the other branch or of an exited lane; the
+  // simulator gives exactly the branch's lanes.
+  unsigned* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 128 * sizeof(unsigned)));
+  ASSERT_CUDA(cudaMemset(d, 0, 128 * sizeof(unsigned)));
+  active_masks<<<1, 48>>>(d);
+  ASSERT_CUDA(cudaGetLastError());
+  const std::vector<unsigned> h = download(d, 128);
+  for (int t = 0; t < 48; ++t) {
+    const unsigned lane = t % 32, warp_lanes = t < 32 ? kFull : 0xffffu;
+    EXPECT_EQ(h[t], warp_lanes) << "thread " << t << ": every lane of its warp calls it together";
+    if (lane >= 28) continue;
+    const unsigned branch = (lane < 12 ? 0x00000fffu : 0x0ffff000u) & warp_lanes;
+    EXPECT_TRUE((h[64 + t] >> lane) & 1u) << "thread " << t;
+    EXPECT_EQ(h[64 + t] & ~branch, 0u) << "thread " << t << ": only lanes of its own branch";
+#ifdef CUDASIM
+    EXPECT_EQ(h[64 + t], branch) << "thread " << t;
+#endif
+  }
+  ASSERT_CUDA(cudaFree(d));
 }
 
 TEST(PartialWarps, TheLastWarpOfABlockHasOnlyTheRemainingLanes) {

@@ -74,7 +74,7 @@ bool in_cooperative_launch();
 /// same call site together. The caller waits there until no thread of its block can run on
 /// without waiting (every other lane has arrived, exited, or waits elsewhere); the lanes then at
 /// this call site form the group, as bits by lane.
-unsigned coalesced_lanes(const char* file, unsigned line);
+unsigned coalesced_lanes(const char* file, unsigned line, const char* what = "coalesced_threads");
 /// Memory for a thread's coroutine frame, taken from its worker's frame arena and reclaimed
 /// when the block ends.
 void* allocate_thread_frame(std::size_t bytes);
@@ -218,8 +218,11 @@ inline int __any_sync(unsigned mask, int predicate, const char* file = __builtin
   return static_cast<int>(cudasim::detail::warp_collective(cudasim::detail::WarpOp::Any, mask,
                                                            predicate != 0, 0, 32, file, line));
 }
-/// Lanes of the caller's warp that have not exited.
-unsigned __activemask();
+/// The lanes of the caller's warp that execute this call together, as on a GPU: inside a
+/// divergent branch, the branch's lanes only. Lanes do not run in lock step in the simulator,
+/// so the caller waits here as in coalesced_threads() (until every other lane has arrived,
+/// exited or waits elsewhere), and the lanes then at this call site are the mask.
+unsigned __activemask(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
 
 #define CUDASIM_SHUFFLE(name, op)                                                                 \
   template <class T>                                                                              \
