@@ -22,9 +22,15 @@
 /// of its block can run on without waiting, and the lanes then waiting at that call site form
 /// the group (lanes that took another branch have exited or wait elsewhere by then).
 ///
-/// Not supported, each a compile error that names it: tiles of more than 32 threads,
+/// Shuffles move any trivially copyable type (larger than 8 bytes in 4-byte words), as in CUDA.
+///
+/// Not supported, each a compile error that names it: tiles of more than 32 threads (and their
+/// `block_tile_memory`),
 /// `this_multi_grid()`, clusters.
 #pragma once
+
+#include <cstring>
+#include <type_traits>
 
 #include "cuda_runtime.h"
 
@@ -43,6 +49,25 @@ inline unsigned tile_lanes(unsigned tile_size) {
 /// For static_asserts that fire only when a template is used.
 template <class T>
 inline constexpr bool unsupported = false;
+/// A group's shuffle of `var`, which may be any trivially copyable type, as in CUDA: a scalar
+/// of up to 8 bytes takes one warp shuffle (`shuffle(var)`), anything else one per 4-byte word.
+/// (The simulator's vector types, such as uint4, count their copies in instrumented builds, so
+/// they are not trivially copyable there; they go word by word.)
+template <class T, class Shuffle>
+T shuffle_any(const T& var, Shuffle shuffle) {
+  static_assert(std::is_trivially_destructible_v<T>, "cooperative groups shuffle trivially copyable values");
+  if constexpr (sizeof(T) <= 8 && std::is_trivially_copyable_v<T>) {
+    return shuffle(var);
+  } else {
+    constexpr std::size_t words = (sizeof(T) + 3) / 4;
+    unsigned in[words] = {}, out[words];
+    std::memcpy(in, &var, sizeof(T));
+    for (std::size_t i = 0; i < words; ++i) out[i] = shuffle(in[i]);
+    T result;
+    std::memcpy(&result, out, sizeof(T));
+    return result;
+  }
+}
 }  // namespace details
 
 /// Any group: the whole block, or a tile of it made by tiled_partition(parent, n).
@@ -93,6 +118,19 @@ class thread_block : public thread_group {
 
 inline thread_block this_thread_block() { return thread_block(); }
 
+/// Shared scratch that CUDA needs for tiles of more than 32 threads, passed to
+/// this_thread_block(scratch). Such tiles are not supported: using it is a compile error.
+template <unsigned MaxBlockSize = 1024, unsigned TileCommunicationSize = 8, unsigned MaxNumTiles = 32>
+struct block_tile_memory {
+  static_assert(details::unsupported<block_tile_memory>,
+                "cudasim: block_tile_memory (for tiles of more than 32 threads) is not supported; tiled_partition<N> "
+                "supports N a power of two up to 32");
+};
+template <unsigned MaxBlockSize, unsigned TileCommunicationSize, unsigned MaxNumTiles>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize, TileCommunicationSize, MaxNumTiles>&) {
+  return this_thread_block();
+}
+
 /// Waits for every thread of `group`.
 template <class Group>
 inline void sync(const Group& group, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
@@ -125,19 +163,22 @@ class thread_block_tile : public thread_group {
   /// The value of `var` in the tile's thread `source` (modulo Size).
   template <class T>
   T shfl(T var, int source, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
-    return __shfl_sync(details::tile_lanes(Size), var, source, Size, file, line);
+    return details::shuffle_any(var, [&](auto v) { return __shfl_sync(details::tile_lanes(Size), v, source, Size, file, line); });
   }
   template <class T>
   T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
-    return __shfl_down_sync(details::tile_lanes(Size), var, delta, Size, file, line);
+    return details::shuffle_any(
+        var, [&](auto v) { return __shfl_down_sync(details::tile_lanes(Size), v, delta, Size, file, line); });
   }
   template <class T>
   T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
-    return __shfl_up_sync(details::tile_lanes(Size), var, delta, Size, file, line);
+    return details::shuffle_any(
+        var, [&](auto v) { return __shfl_up_sync(details::tile_lanes(Size), v, delta, Size, file, line); });
   }
   template <class T>
   T shfl_xor(T var, unsigned lane_mask, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
-    return __shfl_xor_sync(details::tile_lanes(Size), var, lane_mask, Size, file, line);
+    return details::shuffle_any(
+        var, [&](auto v) { return __shfl_xor_sync(details::tile_lanes(Size), v, lane_mask, Size, file, line); });
   }
   int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
     return __any_sync(details::tile_lanes(Size), predicate, file, line);
@@ -244,21 +285,22 @@ class coalesced_group {
   /// The value of `var` in the group's thread of rank `source` (modulo the size).
   template <class T>
   T shfl(T var, unsigned source, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
-    return __shfl_sync(mask_, var, static_cast<int>(lane_of(source % size())), 32, file, line);
+    const int from = static_cast<int>(lane_of(source % size()));
+    return details::shuffle_any(var, [&](auto v) { return __shfl_sync(mask_, v, from, 32, file, line); });
   }
   /// The value of `var` in the thread `delta` ranks above (its own where there is none).
   template <class T>
   T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
     const unsigned long long target = thread_rank() + delta;
     const unsigned source = target < size() ? lane_of(target) : lane();
-    return __shfl_sync(mask_, var, static_cast<int>(source), 32, file, line);
+    return details::shuffle_any(var, [&](auto v) { return __shfl_sync(mask_, v, static_cast<int>(source), 32, file, line); });
   }
   /// The value of `var` in the thread `delta` ranks below (its own where there is none).
   template <class T>
   T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
     const unsigned long long rank = thread_rank();
     const unsigned source = rank >= delta ? lane_of(rank - delta) : lane();
-    return __shfl_sync(mask_, var, static_cast<int>(source), 32, file, line);
+    return details::shuffle_any(var, [&](auto v) { return __shfl_sync(mask_, v, static_cast<int>(source), 32, file, line); });
   }
   int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
     return __any_sync(mask_, predicate, file, line);

@@ -1,5 +1,6 @@
 // Cooperative groups: this_thread_block() and its indices, block.sync() and cg::sync(),
-// static tiles (tiled_partition<N>, also of a tile) with their shuffles, votes and ballot,
+// static tiles (tiled_partition<N>, also of a tile) with their shuffles (also of values wider
+// than 8 bytes), votes and ballot,
 // dynamic tiles (tiled_partition(block, n)), cg::reduce with each operator, and
 // coalesced_threads() (the lanes of a branch; aggregated atomics). Valid CUDA:
 // the same file runs on a GPU. The simulator-only checks (a divergent tile shuffle is reported
@@ -195,6 +196,57 @@ TEST(DynamicTile, PartitionsTheBlockIntoTilesOfTheGivenSize) {
 }
 
 /// Every reduction operator over tiles of 32 and of 8; out gets 6 ints per thread.
+/// Three int lanes of a value wider than a shuffle's 8 bytes.
+struct Triple {
+  int a, b, c;
+};
+
+/// Per thread: a uint4 and a 12-byte struct through the tile's shfl_xor, shfl and shfl_down,
+/// and through a coalesced group's shfl (NVIDIA's shfl_scan sample shuffles uint4 so).
+__global__ void wide_shuffles(uint4* vectors, Triple* triples) {
+  auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  const unsigned t = threadIdx.x;
+  const uint4 mine = make_uint4(t, 100 + t, 200 + t, 300 + t);
+  vectors[3 * t] = tile.shfl_xor(mine, 1);
+  vectors[3 * t + 1] = tile.shfl(mine, 2);
+  const Triple three{static_cast<int>(t), -static_cast<int>(t), 7 * static_cast<int>(t)};
+  triples[2 * t] = tile.shfl_down(three, 1);
+  cg::coalesced_group all = cg::coalesced_threads();
+  vectors[3 * t + 2] = all.shfl(mine, 0);
+  triples[2 * t + 1] = all.shfl(three, 3);
+}
+
+TEST(ThreadBlockTile, ShufflesMoveValuesWiderThanEightBytes) {
+  const int threads = 32;
+  uint4* vectors = nullptr;
+  Triple* triples = nullptr;
+  ASSERT_EQ(cudaMalloc(&vectors, 3 * threads * sizeof(uint4)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&triples, 2 * threads * sizeof(Triple)), cudaSuccess);
+  wide_shuffles<<<1, threads>>>(vectors, triples);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<uint4> v = download(vectors, 3 * threads);
+  const std::vector<Triple> tr = download(triples, 2 * threads);
+  auto expect_vector = [](const uint4& got, unsigned from, int t, const char* what) {
+    EXPECT_EQ(got.x, from) << what << ", thread " << t;
+    EXPECT_EQ(got.y, 100 + from) << what << ", thread " << t;
+    EXPECT_EQ(got.z, 200 + from) << what << ", thread " << t;
+    EXPECT_EQ(got.w, 300 + from) << what << ", thread " << t;
+  };
+  for (int t = 0; t < threads; ++t) {
+    const unsigned tile_first = t / 8 * 8;
+    expect_vector(v[3 * t], t ^ 1, t, "shfl_xor");
+    expect_vector(v[3 * t + 1], tile_first + 2, t, "shfl");
+    expect_vector(v[3 * t + 2], 0, t, "coalesced shfl");
+    const int down = t % 8 == 7 ? t : t + 1;  // the tile's last thread keeps its own
+    EXPECT_EQ(tr[2 * t].a, down) << "thread " << t;
+    EXPECT_EQ(tr[2 * t].b, -down) << "thread " << t;
+    EXPECT_EQ(tr[2 * t].c, 7 * down) << "thread " << t;
+    EXPECT_EQ(tr[2 * t + 1].c, 21) << "thread " << t;
+  }
+  ASSERT_EQ(cudaFree(vectors), cudaSuccess);
+  ASSERT_EQ(cudaFree(triples), cudaSuccess);
+}
+
 template <unsigned N>
 __global__ void tile_reductions(const int* in, int* out) {
   cg::thread_block block = cg::this_thread_block();
