@@ -269,6 +269,11 @@ inline grid_group this_grid() { return grid_group(); }
 /// The lanes of a warp that called coalesced_threads() together, ranked by lane. Its
 /// collectives are the warp operations over those lanes (every lane of the group must call
 /// them, as in CUDA).
+class coalesced_group;
+namespace details {
+struct coalesced_access;
+}  // namespace details
+
 class coalesced_group {
  public:
   unsigned long long size() const { return static_cast<unsigned long long>(__builtin_popcount(mask_)); }
@@ -331,13 +336,48 @@ class coalesced_group {
   }
   unsigned mask_;
   friend coalesced_group coalesced_threads(const char* file, unsigned line);
+  friend struct details::coalesced_access;
 };
+
+namespace details {
+/// What the partitions below need of a coalesced group: its lanes, and a group of given lanes.
+struct coalesced_access {
+  static unsigned lanes(const coalesced_group& group) { return group.mask_; }
+  static coalesced_group of_lanes(unsigned lanes) { return coalesced_group(lanes); }
+};
+}  // namespace details
 
 /// The lanes of the caller's warp that call this together: those that reach this call while
 /// the other lanes have exited, or wait elsewhere. The caller waits here until no thread of its
 /// block can run on without waiting, so that every lane that would arrive has.
 inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
   return coalesced_group(cudasim::detail::coalesced_lanes(file, line));
+}
+
+/// The threads of `parent` that pass the same `label`, as a coalesced group (CUDA 11+, sm_70+):
+/// a __match_any_sync of the label over the parent's lanes.
+inline coalesced_group labeled_partition(const coalesced_group& parent, unsigned label,
+                                         const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  const unsigned lanes = details::coalesced_access::lanes(parent);
+  return details::coalesced_access::of_lanes(__match_any_sync(lanes, label, file, line) & lanes);
+}
+template <unsigned Size, class Parent>
+coalesced_group labeled_partition(const thread_block_tile<Size, Parent>& parent, unsigned label,
+                                  const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  (void)parent;
+  const unsigned lanes = details::tile_lanes(Size);
+  return details::coalesced_access::of_lanes(__match_any_sync(lanes, label, file, line) & lanes);
+}
+/// The threads of `parent` whose predicate is true, or those whose predicate is false: the
+/// caller's side (a labeled_partition by 0 or 1).
+inline coalesced_group binary_partition(const coalesced_group& parent, bool predicate,
+                                        const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return labeled_partition(parent, predicate ? 1u : 0u, file, line);
+}
+template <unsigned Size, class Parent>
+coalesced_group binary_partition(const thread_block_tile<Size, Parent>& parent, bool predicate,
+                                 const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return labeled_partition(parent, predicate ? 1u : 0u, file, line);
 }
 
 }  // namespace cooperative_groups

@@ -4,6 +4,10 @@
 #pragma once
 
 #define CUDASIM 1
+// __CUDA_ARCH__ as nvcc's device pass defines it, for the modelled GPU (compute capability 9.0):
+// the rewrite (cudasim_rewrite) puts this name in place of __CUDA_ARCH__ in preprocessor lines
+// inside device-only functions. Elsewhere __CUDA_ARCH__ stays undefined, as in the host pass.
+#define CUDASIM_DEVICE_ARCH 900
 // The real header's include guard: code such as NVIDIA's helper_cuda.h only defines its CUDA
 // helpers (checkCudaErrors, findCudaDevice) when it sees it.
 #define __CUDA_RUNTIME_H__

@@ -2,7 +2,8 @@
 // static tiles (tiled_partition<N>, also of a tile) with their shuffles (also of values wider
 // than 8 bytes), votes and ballot,
 // dynamic tiles (tiled_partition(block, n)), cg::reduce with each operator, and
-// coalesced_threads() (the lanes of a branch; aggregated atomics). Valid CUDA:
+// coalesced_threads() (the lanes of a branch; aggregated atomics; labeled and binary
+// partitions, reduced). Valid CUDA:
 // the same file runs on a GPU. The simulator-only checks (a divergent tile shuffle is reported
 // with its call site, an unsupported dynamic tile size traps) are under #ifdef CUDASIM.
 #include <cooperative_groups.h>
@@ -432,6 +433,46 @@ TEST(CoalescedGroup, AggregatedAtomicsCompactAnArray) {
 /// "test_cooperative_groups.cu:<line>", how the reports name a call site in this file.
 std::string site(int line) { return "test_cooperative_groups.cu:" + std::to_string(line); }
 
+
+/// Per thread (4 ints): its labeled group's size and rank, the group's sum of the lanes by
+/// cg::reduce, and the size of its side of a binary partition of a tile.
+__global__ void partitions(int* out) {
+  const unsigned t = threadIdx.x;
+  int* mine = out + 4 * t;
+  auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  mine[3] = static_cast<int>(cg::binary_partition(tile, t % 8 < 3).size());
+  const unsigned label = t % 3;  // three labels in every warp
+  cg::coalesced_group all = cg::coalesced_threads();
+  cg::coalesced_group same = cg::labeled_partition(all, label);
+  mine[0] = static_cast<int>(same.size());
+  mine[1] = static_cast<int>(same.thread_rank());
+  // Last: the groups have different sizes, so their reductions end at different times.
+  mine[2] = cg::reduce(same, static_cast<int>(t), cg::plus<int>());
+}
+
+TEST(CoalescedGroup, LabeledAndBinaryPartitionsGroupTheThreadsOfOneLabel) {
+  const int threads = 32;
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, threads * 4 * sizeof(int)), cudaSuccess);
+  partitions<<<1, threads>>>(d);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<int> out = download(d, threads * 4);
+  for (int t = 0; t < threads; ++t) {
+    const int label = t % 3;
+    int size = 0, rank = 0, sum = 0;
+    for (int u = 0; u < threads; ++u) {
+      if (u % 3 != label) continue;
+      rank += u < t;
+      ++size;
+      sum += u;
+    }
+    EXPECT_EQ(out[4 * t], size) << "thread " << t;
+    EXPECT_EQ(out[4 * t + 1], rank) << "thread " << t;
+    EXPECT_EQ(out[4 * t + 2], sum) << "thread " << t;
+    EXPECT_EQ(out[4 * t + 3], t % 8 < 3 ? 3 : 5) << "thread " << t;
+  }
+  ASSERT_EQ(cudaFree(d), cudaSuccess);
+}
 
 constexpr int kDivergentShuffleLine = __LINE__ + 6;
 /// The odd threads of each tile of 8 shuffle at one line, the even ones at another.

@@ -38,6 +38,18 @@
 //     it is allowed because it needs no thread-local variable (and no initialisation guard).
 //   * `static __shared__`. The shim defines `__shared__` as `static thread_local`, so an
 //     explicit `static` would be repeated; it is dropped.
+//   * `__CUDA_ARCH__` in device code. nvcc compiles a .cu file twice, and defines __CUDA_ARCH__
+//     (e.g. 900) only in the pass for the GPU: `#if __CUDA_ARCH__ >= 700` inside a kernel keeps
+//     its code on a GPU. The simulator compiles once, with __CUDA_ARCH__ undefined, as for the
+//     host; such a kernel would lose that code and compute a wrong answer silently. So in
+//     preprocessor lines inside the body of a `__global__` function, or of a `__device__` one
+//     that is not also `__host__`, the word becomes `CUDASIM_DEVICE_ARCH` (defined by the shim's
+//     cuda_runtime.h as the modelled GPU's, 900); `#ifdef`, `#ifndef` and `defined()` then read
+//     it as nvcc's device pass would. At namespace scope, a version test in an `#if` or `#elif`
+//     (`__CUDA_ARCH__ >= 700`, not `defined(__CUDA_ARCH__)`) is rewritten too: what it guards
+//     there (`__device__` helpers for newer GPUs) exists only in the device pass, so the host
+//     code cannot depend on it being absent. Elsewhere (host functions, `__host__ __device__`
+//     functions, `#ifdef`/`defined` at namespace scope) it stays undefined, as in the host pass.
 //   * Kernels with barriers. In a `__global__` definition whose own body calls __syncthreads
 //     (or _count/_and/_or), those calls become `co_await ::cudasim::detail::await_syncthreads...`
 //     and `return` becomes `co_return`: the kernel becomes a coroutine, whose threads the
@@ -623,28 +635,35 @@ std::size_t endOfParenthesized(const Source& source, std::size_t openPos) {
 }
 
 // If an `extern __shared__ TYPE NAME[];` declaration starts at `externPos` (the word extern),
-// returns the edit replacing it. Anything else (a sized array, several declarators, a comment
-// inside the declaration) is left for the compiler to judge.
+// returns the edit replacing it. `__shared__` may stand anywhere among the specifiers, as C++
+// allows (`extern float __shared__ NAME[];` in NVIDIA's samples). Anything else (a sized array,
+// several declarators, a comment inside the declaration) is left for the compiler to judge.
 std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::size_t externPos,
                                                     bool insideFunction) {
     std::size_t pos = source.skipBlanksForward(source.wordEnd(externPos));
-    if (!source.isWordStart(pos) || source.wordAt(pos) != "__shared__") return std::nullopt;
-    pos = source.skipBlanksForward(source.wordEnd(pos));
 
     const std::size_t typeBegin = pos;
-    std::vector<std::pair<std::size_t, std::size_t>> alignSpecifiers;
+    // Left out of TYPE: __align__(...) specifiers and the word __shared__.
+    std::vector<std::pair<std::size_t, std::size_t>> leftOut;
+    bool shared = false;
     std::optional<std::pair<std::size_t, std::size_t>> lastIdentifier;  // the NAME, once at '['
     while (!source.isCodeChar(pos, '[')) {
         if (!source.isCode(pos)) return std::nullopt;
         const char c = source.text()[pos];
         if (source.isWordStart(pos)) {
             const std::size_t end = source.wordEnd(pos);
-            if (source.wordAt(pos) == "__align__") {
+            if (source.wordAt(pos) == "__shared__") {
+                if (shared) return std::nullopt;
+                shared = true;
+                leftOut.emplace_back(pos, end);
+                lastIdentifier.reset();
+                pos = end;
+            } else if (source.wordAt(pos) == "__align__") {
                 const std::size_t openParen = source.skipBlanksForward(end);
                 if (!source.isCodeChar(openParen, '(')) return std::nullopt;
                 const std::size_t alignEnd = endOfParenthesized(source, openParen);
                 if (alignEnd == kNotFound) return std::nullopt;
-                alignSpecifiers.emplace_back(pos, alignEnd);
+                leftOut.emplace_back(pos, alignEnd);
                 lastIdentifier.reset();
                 pos = alignEnd;
             } else {
@@ -662,7 +681,7 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
         }
         pos = source.skipBlanksForward(pos);
     }
-    if (!lastIdentifier) return std::nullopt;
+    if (!shared || !lastIdentifier) return std::nullopt;
 
     const std::size_t closeBracket = source.skipBlanksForward(pos + 1);
     if (!source.isCodeChar(closeBracket, ']')) return std::nullopt;
@@ -670,7 +689,7 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
     if (!source.isCodeChar(semicolon, ';')) return std::nullopt;
 
     const auto [nameBegin, nameEnd] = *lastIdentifier;
-    const std::string type = source.normalizedText(typeBegin, nameBegin, alignSpecifiers);
+    const std::string type = source.normalizedText(typeBegin, nameBegin, leftOut);
     if (type.empty()) return std::nullopt;
     const std::string name = source.text().substr(nameBegin, nameEnd - nameBegin);
 
@@ -932,22 +951,67 @@ bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
     return classHead && !sawParenthesis;
 }
 
+// Whether the brace at `bracePos` opens the body of a function that runs only on the device:
+// its declaration says `__global__`, or `__device__` without `__host__`.
+bool opensDeviceOnlyFunction(const Source& source, std::size_t bracePos) {
+    bool global = false, device = false, host = false;
+    for (std::size_t i = declarationStart(source, bracePos); i < bracePos; ++i) {
+        if (!source.isCode(i) || source.isDirective(i) || !source.isWordStart(i)) continue;
+        const std::string_view word = source.wordAt(i);
+        global = global || word == "__global__";
+        device = device || word == "__device__";
+        host = host || word == "__host__";
+        i = source.wordEnd(i) - 1;
+    }
+    return global || (device && !host);
+}
+
+// Whether the `__CUDA_ARCH__` at `pos` is a version test in an #if or #elif line (compared, not
+// tested with `defined`).
+bool isArchVersionTest(const Source& source, std::size_t pos) {
+    std::size_t lineStart = pos;
+    while (lineStart > 0 && source.text()[lineStart - 1] != '\n') --lineStart;
+    const std::size_t hash = source.skipBlanksForward(lineStart);
+    const std::size_t directive = directiveWordAt(source, hash);
+    if (directive == kNotFound) return false;
+    const std::string_view kind = source.wordAt(directive);
+    if (kind != "if" && kind != "elif") return false;
+    std::size_t before = pos;
+    auto skipBlanksBack = [&] {
+        while (before > directive && (source.text()[before - 1] == ' ' || source.text()[before - 1] == '\t')) --before;
+    };
+    skipBlanksBack();
+    if (before > directive && source.text()[before - 1] == '(') {
+        --before;
+        skipBlanksBack();
+    }
+    const std::size_t defined = before >= 7 ? before - 7 : 0;
+    return !(before >= 7 && source.text().compare(defined, 7, "defined") == 0 && source.isWordStart(defined));
+}
+
 // The edits that turn `source` into C++ for the simulator (everything but the #includes).
 std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros) {
     std::vector<Edit> edits;
-    std::vector<bool> codeScopes;  // one entry per open brace: does it open code?
-    auto insideFunction = [&codeScopes] {
-        for (const bool code : codeScopes)
-            if (code) return true;
+    struct Scope {
+        bool code;    // a function body or a block inside one (not a namespace or class body)
+        bool device;  // inside the body of a device-only function
+    };
+    std::vector<Scope> scopes;  // one entry per open brace
+    auto insideFunction = [&scopes] {
+        for (const Scope& scope : scopes)
+            if (scope.code) return true;
         return false;
     };
+    auto insideDeviceCode = [&scopes] { return !scopes.empty() && scopes.back().device; };
     std::size_t pos = 0;
     while (pos < source.size()) {
         if (source.isCodeChar(pos, '{')) {
-            codeScopes.push_back(!opensNonCodeScope(source, pos));
+            const bool code = !opensNonCodeScope(source, pos);
+            const bool device = insideDeviceCode() || (code && !insideFunction() && opensDeviceOnlyFunction(source, pos));
+            scopes.push_back({code, device});
             ++pos;
         } else if (source.isCodeChar(pos, '}')) {
-            if (!codeScopes.empty()) codeScopes.pop_back();
+            if (!scopes.empty()) scopes.pop_back();
             ++pos;
         } else if (source.codeStartsWith(pos, "<<<")) {
             rewriteLaunch(source, pos, edits);
@@ -973,6 +1037,9 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                 if (source.isWordStart(next) && source.wordAt(next) == "__shared__") {
                     edits.push_back({pos, end, ""});
                 }
+            } else if (word == "__CUDA_ARCH__" && source.isDirective(pos) &&
+                       (insideDeviceCode() || (!insideFunction() && isArchVersionTest(source, pos)))) {
+                edits.push_back({pos, end, "CUDASIM_DEVICE_ARCH"});
             }
             pos = end;
         } else {

@@ -1,5 +1,5 @@
 /// @file cooperative_groups/reduce.h
-/// @brief `cooperative_groups::reduce` over a tile, and the operators it takes (`plus`, `less`,
+/// @brief `cooperative_groups::reduce` over a tile or a coalesced group, and the operators it takes (`plus`, `less`,
 /// `greater`, `bit_and`, `bit_or`, `bit_xor`).
 ///
 /// A reduction is a butterfly of the tile's `shfl_xor` (log2 of its size steps), so every thread
@@ -49,6 +49,18 @@ std::decay_t<T> reduce(const thread_block_tile<Size, Parent>& tile, T&& value, O
                        const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
   std::decay_t<T> result = value;
   for (unsigned offset = Size / 2; offset > 0; offset /= 2) result = op(result, tile.shfl_xor(result, offset, file, line));
+  return result;
+}
+
+/// Combines every thread's `value` of a coalesced group with `op`, in rank order; every thread
+/// gets the result (one shuffle per member: a group has at most 32).
+template <class T, class Op>
+std::decay_t<T> reduce(const coalesced_group& group, T&& value, Op&& op, const char* file = __builtin_FILE(),
+                       unsigned line = __builtin_LINE()) {
+  using V = std::decay_t<T>;
+  const V mine = value;
+  V result = group.shfl(mine, 0, file, line);
+  for (unsigned rank = 1; rank < group.size(); ++rank) result = op(result, group.shfl(mine, rank, file, line));
   return result;
 }
 

@@ -1,4 +1,5 @@
-// extern __shared__ inside kernels: every TYPE form, __align__ anywhere among the tokens.
+// extern __shared__ inside kernels: every TYPE form, __align__ anywhere among the tokens, and
+// __shared__ anywhere among the specifiers.
 struct float4 { float x, y, z, w; };
 template <typename T> struct Vec { T v[4]; };
 
@@ -26,4 +27,12 @@ __global__ void generic_kernel(T* out) {
     extern __shared__ float not_dynamic[256];
     extern int not_shared[];
     out[0] = cache[0];
+}
+
+__global__ void specifier_orders(float* out) {
+    extern float __shared__ type_first[];
+    extern volatile __shared__ int qualifier_first[];
+    extern unsigned __shared__ __align__(8) char shared_middle[];
+    extern __shared__ float __shared__ twice[];
+    out[0] = type_first[0];
 }

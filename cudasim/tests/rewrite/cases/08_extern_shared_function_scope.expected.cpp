@@ -1,5 +1,6 @@
 #line 1 "@INPUT@"
-// extern __shared__ inside kernels: every TYPE form, __align__ anywhere among the tokens.
+// extern __shared__ inside kernels: every TYPE form, __align__ anywhere among the tokens, and
+// __shared__ anywhere among the specifiers.
 struct float4 { float x, y, z, w; };
 template <typename T> struct Vec { T v[4]; };
 
@@ -27,4 +28,12 @@ __global__ void generic_kernel(T* out) {
     extern __shared__ float not_dynamic[256];
     extern int not_shared[];
     out[0] = cache[0];
+}
+
+__global__ void specifier_orders(float* out) {
+    float* const type_first = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
+    volatile int* const qualifier_first = reinterpret_cast<volatile int*>(::cudasim::dynamic_shared_memory());
+    unsigned char* const shared_middle = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory());
+    extern __shared__ float __shared__ twice[];
+    out[0] = type_first[0];
 }
