@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>  // as the real mma.h: __half and `half` come with it
 #include <cuda_runtime.h>
 
 #include <cstddef>

@@ -61,6 +61,7 @@ struct Stream : CUstream_st {
   const bool legacy;    // the legacy default stream of `device`
   const int device;     // current when the stream was created
   const int track;      // on the modelled timeline
+  int priority = 0;     // as created; kept for cudaStreamGetPriority, not used to schedule
   // While stream capture is on, work is recorded into this graph instead of queued.
   std::shared_ptr<CapturedGraph> capture;
   std::mutex mutex;
@@ -624,6 +625,31 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
   std::lock_guard<std::mutex> lock(r.mutex);
   r.created[s.get()] = s;
   *stream = s.get();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least != nullptr) *least = 0;  // what a GPU of compute capability 9.0 reports
+  if (greatest != nullptr) *greatest = -5;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority) {
+  const cudaError_t created = cudaStreamCreateWithFlags(stream, flags);
+  if (created != cudaSuccess) return created;
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.find(*stream)->priority = std::clamp(priority, -5, 0);  // CUDA clamps to the range too
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  if (priority == nullptr) return record_error(cudaErrorInvalidValue);
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const std::shared_ptr<Stream> s = r.find(stream);
+  if (!s) return record_error(cudaErrorInvalidResourceHandle);
+  *priority = s->priority;
   return cudaSuccess;
 }
 

@@ -1,8 +1,9 @@
 // Streams and events: work on one stream runs in order; cudaStreamWaitEvent orders two
 // streams; cudaEventElapsedTime, cudaEventQuery and cudaStreamQuery report the right states;
 // the legacy default stream waits for blocking streams (and they for it); cudaMemcpyAsync runs
-// in order with kernels on its stream. Delays come from clock64() spins, so the checks hold
-// on a GPU too. Valid CUDA: the same file runs on a GPU.
+// in order with kernels on its stream; stream priorities stay in the device's range. Delays
+// come from clock64() spins, so the checks hold on a GPU too. Valid CUDA: the same file runs
+// on a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -76,6 +77,23 @@ TEST(Streams, StreamWaitEventOrdersASecondStreamAfterTheFirst) {
   ASSERT_CUDA(cudaEventDestroy(produced));
   ASSERT_CUDA(cudaStreamDestroy(first));
   ASSERT_CUDA(cudaStreamDestroy(second));
+}
+
+TEST(Streams, StreamsKeepTheirPriorityWithinTheDevicesRange) {
+  int least = 1, greatest = 1;
+  ASSERT_EQ(cudaDeviceGetStreamPriorityRange(&least, &greatest), cudaSuccess);
+  EXPECT_EQ(least, 0);
+  EXPECT_LT(greatest, least) << "a smaller number is a higher priority";
+  cudaStream_t high = nullptr, beyond = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, greatest), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithPriority(&beyond, cudaStreamNonBlocking, greatest - 10), cudaSuccess);
+  int priority = 1;
+  ASSERT_EQ(cudaStreamGetPriority(high, &priority), cudaSuccess);
+  EXPECT_EQ(priority, greatest);
+  ASSERT_EQ(cudaStreamGetPriority(beyond, &priority), cudaSuccess);
+  EXPECT_EQ(priority, greatest) << "a priority beyond the range is clamped to it";
+  EXPECT_EQ(cudaStreamDestroy(high), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(beyond), cudaSuccess);
 }
 
 TEST(Events, QueryReportsNotReadyUntilTheStreamReachesTheRecord) {

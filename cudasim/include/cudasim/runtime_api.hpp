@@ -133,6 +133,12 @@ inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count
 // ---- streams and events ------------------------------------------------------------------------
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
+/// Stream priorities: the range of a GPU of compute capability 9.0 (0 least, -5 greatest). A
+/// stream keeps the priority it was created with (clamped to the range), but the simulator does
+/// not schedule by it: on its modelled clock kernels of different streams overlap fully anyway.
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 /// cudaSuccess when all work queued on the stream has finished, else cudaErrorNotReady.
