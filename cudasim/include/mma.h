@@ -15,7 +15,7 @@
 ///   do not write (their values are identical);
 /// - every lane of the warp must call each function with the same arguments, as in CUDA.
 ///
-/// Supported: bf16 (`__nv_bfloat16`) A and B fragments with float accumulators, shapes
+/// Supported: bf16 (`__nv_bfloat16`) or fp16 (`__half`) A and B fragments with float accumulators, shapes
 /// 16x16x16, 32x8x16 and 8x32x16, row- or column-major operands. Anything else stops the
 /// build with a message (static_assert).
 #pragma once
@@ -81,8 +81,9 @@ class fragment {
                 "cudasim's wmma supports the bf16 shapes m16n16k16, m32n8k16 and m8n32k16");
   static_assert(!std::is_same<Use, accumulator>::value || std::is_same<T, float>::value,
                 "cudasim's wmma supports float accumulators only");
-  static_assert(std::is_same<Use, accumulator>::value || std::is_same<T, __nv_bfloat16>::value,
-                "cudasim's wmma supports __nv_bfloat16 matrix_a/matrix_b fragments only");
+  static_assert(std::is_same<Use, accumulator>::value || std::is_same<T, __nv_bfloat16>::value ||
+                    std::is_same<T, __half>::value,
+                "cudasim's wmma supports __nv_bfloat16 and __half matrix_a/matrix_b fragments only");
   static_assert(std::is_same<Use, accumulator>::value || std::is_same<Layout, row_major>::value ||
                     std::is_same<Layout, col_major>::value,
                 "a matrix_a or matrix_b fragment needs wmma::row_major or wmma::col_major");
@@ -126,15 +127,20 @@ void copy_in_counted(T (&dst)[R * C], const T* src, unsigned ldm, bool col_major
       dst[r * C + c] = col_major ? src[static_cast<size_t>(c) * ldm + r] : src[static_cast<size_t>(r) * ldm + c];
 }
 
+/// An A or B element as a float (exact for both 16-bit types).
+inline float operand_float(__nv_bfloat16 v) {
+  return ::cudasim::detail::bits_float(static_cast<std::uint32_t>(v.__x) << 16);
+}
+inline float operand_float(__half v) { return static_cast<float>(v); }
+
 /// D = A * B + C over one tile, float accumulation in k order. Registers only: uncounted,
 /// and out of line so that no instrumented caller code is mixed into the loops.
-template <int M, int N, int K>
-__attribute__((no_sanitize("coverage"), noinline)) void multiply_accumulate(float* d, const __nv_bfloat16* a,
-                                                                             const __nv_bfloat16* b,
+template <int M, int N, int K, class T>
+__attribute__((no_sanitize("coverage"), noinline)) void multiply_accumulate(float* d, const T* a, const T* b,
                                                                              const float* c) {
   float fa[M * K], fb[K * N], result[M * N];
-  for (int i = 0; i < M * K; ++i) fa[i] = ::cudasim::detail::bits_float(static_cast<std::uint32_t>(a[i].__x) << 16);
-  for (int i = 0; i < K * N; ++i) fb[i] = ::cudasim::detail::bits_float(static_cast<std::uint32_t>(b[i].__x) << 16);
+  for (int i = 0; i < M * K; ++i) fa[i] = operand_float(a[i]);
+  for (int i = 0; i < K * N; ++i) fb[i] = operand_float(b[i]);
   for (int i = 0; i < M * N; ++i) result[i] = c[i];
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
@@ -179,14 +185,13 @@ inline void load_matrix_sync(fragment<accumulator, M, N, K, float>& f, const flo
   }
 }
 
-/// d = a * b + c (d may be c).
-template <int M, int N, int K, class LayoutA, class LayoutB>
-inline void mma_sync(fragment<accumulator, M, N, K, float>& d,
-                     const fragment<matrix_a, M, N, K, __nv_bfloat16, LayoutA>& a,
-                     const fragment<matrix_b, M, N, K, __nv_bfloat16, LayoutB>& b,
+/// d = a * b + c (d may be c); a and b both __nv_bfloat16 or both __half.
+template <int M, int N, int K, class T, class LayoutA, class LayoutB>
+inline void mma_sync(fragment<accumulator, M, N, K, float>& d, const fragment<matrix_a, M, N, K, T, LayoutA>& a,
+                     const fragment<matrix_b, M, N, K, T, LayoutB>& b,
                      const fragment<accumulator, M, N, K, float>& c) {
   ::cudasim::detail::count_mma();
-  detail::multiply_accumulate<M, N, K>(d.x, a.x, b.x, c.x);
+  detail::multiply_accumulate<M, N, K, T>(d.x, a.x, b.x, c.x);
 }
 
 /// Stores an accumulator tile to `ptr` (global or shared memory) with the given layout. Only

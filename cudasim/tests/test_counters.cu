@@ -8,6 +8,7 @@
 #ifdef CUDASIM
 
 #include <cudasim/link_model.hpp>
+#include <cuda_fp16.h>
 #include <mma.h>
 
 #include <cstring>
@@ -84,10 +85,12 @@ __global__ void block_sum_with_shuffles(const float* x, float* total) {
   }
 }
 
-__global__ void one_mma(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c) {
+/// c = a * b for 16 x 16 tiles, with one warp's wmma (bf16 or fp16 operands, B in `LayoutB`).
+template <class T, class LayoutB>
+__global__ void one_mma(const T* a, const T* b, float* c) {
   using namespace nvcuda;
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
-  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> fb;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, T, LayoutB> fb;
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
   wmma::fill_fragment(fc, 0.0f);
   wmma::load_matrix_sync(fa, a, 16);
@@ -190,12 +193,36 @@ TEST_F(Counters, AWarpsMmaSyncIsOneOperationAndItsTileLoadsOneRequestEach) {
   __nv_bfloat16* a = device_array<__nv_bfloat16>(256);
   __nv_bfloat16* b = device_array<__nv_bfloat16>(256);
   float* c = device_array<float>(256);
-  one_mma<<<1, 32>>>(a, b, c);
+  one_mma<__nv_bfloat16, nvcuda::wmma::row_major><<<1, 32>>>(a, b, c);
   const cudasim::KernelStats s = run_and_count();
   EXPECT_EQ(s.mma_ops, 1u);
   EXPECT_EQ(s.global_requests, 3u);                      // two tile loads, one tile store
   EXPECT_EQ(s.global_sectors, 512u / 32 * 2 + 1024u / 32);  // every byte once
   EXPECT_EQ(s.span_global_ops, 3u);
+}
+
+TEST_F(Counters, AHalfPrecisionMmaSyncComputesTheProduct) {
+  // a[i][k] = i + k, b stored column-major with b[k][j] = k - j (small integers: exact in fp16).
+  std::vector<__half> ha(256), hb(256);
+  for (int i = 0; i < 16; ++i)
+    for (int k = 0; k < 16; ++k) ha[i * 16 + k] = __float2half(float(i + k));
+  for (int k = 0; k < 16; ++k)
+    for (int j = 0; j < 16; ++j) hb[j * 16 + k] = __float2half(float(k - j));
+  __half* a = device_array<__half>(256);
+  __half* b = device_array<__half>(256);
+  float* c = device_array<float>(256);
+  ASSERT_EQ(cudaMemcpy(a, ha.data(), 256 * sizeof(__half), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b, hb.data(), 256 * sizeof(__half), cudaMemcpyHostToDevice), cudaSuccess);
+  one_mma<__half, nvcuda::wmma::col_major><<<1, 32>>>(a, b, c);
+  EXPECT_EQ(run_and_count().mma_ops, 1u);
+  std::vector<float> hc(256);
+  ASSERT_EQ(cudaMemcpy(hc.data(), c, 256 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      float want = 0;
+      for (int k = 0; k < 16; ++k) want += float(i + k) * float(k - j);
+      EXPECT_EQ(hc[i * 16 + j], want) << i << "," << j;
+    }
 }
 
 // ---- the model ---------------------------------------------------------------------------------

@@ -685,20 +685,39 @@ std::optional<Edit> rewriteDynamicSharedDeclaration(const Source& source, std::s
 
     const std::size_t closeBracket = source.skipBlanksForward(pos + 1);
     if (!source.isCodeChar(closeBracket, ']')) return std::nullopt;
-    const std::size_t semicolon = source.skipBlanksForward(closeBracket + 1);
+    // Further extents make rows of a fixed size: `extern __shared__ T tile[][N];`.
+    const std::size_t extentsBegin = source.skipBlanksForward(closeBracket + 1);
+    std::size_t extentsEnd = extentsBegin;
+    while (source.isCodeChar(extentsEnd, '[')) {
+        int depth = 0;
+        std::size_t i = extentsEnd;
+        for (; i < source.size(); ++i) {
+            if (!source.isCode(i)) return std::nullopt;
+            const char c = source.text()[i];
+            if (c == ';' || c == '{' || c == '}') return std::nullopt;
+            if (c == '[') ++depth;
+            if (c == ']' && --depth == 0) break;
+        }
+        if (i >= source.size()) return std::nullopt;
+        extentsEnd = source.skipBlanksForward(i + 1);
+    }
+    const std::size_t semicolon = extentsEnd;
     if (!source.isCodeChar(semicolon, ';')) return std::nullopt;
 
     const auto [nameBegin, nameEnd] = *lastIdentifier;
     const std::string type = source.normalizedText(typeBegin, nameBegin, leftOut);
     if (type.empty()) return std::nullopt;
     const std::string name = source.text().substr(nameBegin, nameEnd - nameBegin);
+    // A pointer to the first element: `T* const name`, or for rows `T (* const name)[N]`.
+    const std::string extents = extentsEnd > extentsBegin ? source.normalizedText(extentsBegin, extentsEnd) : "";
+    const std::string pointerType = extents.empty() ? type + "*" : type + " (*)" + extents;
+    const std::string declarator = extents.empty() ? type + "* const " + name : type + " (* const " + name + ")" + extents;
 
     const std::size_t declarationEnd = semicolon + 1;
     std::string replacement =
-        insideFunction ? type + "* const " + name + " = reinterpret_cast<" + type +
-                             "*>(::cudasim::dynamic_shared_memory());"
-                       : "static thread_local " + type + "* const " + name + " = reinterpret_cast<" + type +
-                             "*>(::cudasim::dynamic_shared_memory(&" + name + "));";
+        insideFunction ? declarator + " = reinterpret_cast<" + pointerType + ">(::cudasim::dynamic_shared_memory());"
+                       : "static thread_local " + declarator + " = reinterpret_cast<" + pointerType +
+                             ">(::cudasim::dynamic_shared_memory(&" + name + "));";
     replacement += source.lineBreaksIn(externPos, declarationEnd);
     return Edit{externPos, declarationEnd, std::move(replacement)};
 }

@@ -36,3 +36,10 @@ __global__ void specifier_orders(float* out) {
     extern __shared__ float __shared__ twice[];
     out[0] = type_first[0];
 }
+
+#define CHUNK 8
+__global__ void rows_of_fixed_size(float* out) {
+    extern __shared__ float rows[][CHUNK * 4 + 1];
+    extern __shared__ int cube[][4][ 2 ];
+    out[0] = rows[1][2] + cube[0][1][1];
+}

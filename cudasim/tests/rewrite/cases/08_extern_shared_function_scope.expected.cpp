@@ -37,3 +37,10 @@ __global__ void specifier_orders(float* out) {
     extern __shared__ float __shared__ twice[];
     out[0] = type_first[0];
 }
+
+#define CHUNK 8
+__global__ void rows_of_fixed_size(float* out) {
+    float (* const rows)[CHUNK * 4 + 1] = reinterpret_cast<float (*)[CHUNK * 4 + 1]>(::cudasim::dynamic_shared_memory());
+    int (* const cube)[4][ 2 ] = reinterpret_cast<int (*)[4][ 2 ]>(::cudasim::dynamic_shared_memory());
+    out[0] = rows[1][2] + cube[0][1][1];
+}

@@ -3,6 +3,7 @@
 
 extern __shared__ float global_scratch[];
 extern __shared__ __align__(16) unsigned char aligned_scratch[];
+extern __shared__ float tile_rows[][33];
 
 namespace kernels {
 extern __shared__ __align__(8) double ns_scratch[];

@@ -4,6 +4,7 @@
 
 static thread_local float* const global_scratch = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory(&global_scratch));
 static thread_local unsigned char* const aligned_scratch = reinterpret_cast<unsigned char*>(::cudasim::dynamic_shared_memory(&aligned_scratch));
+static thread_local float (* const tile_rows)[33] = reinterpret_cast<float (*)[33]>(::cudasim::dynamic_shared_memory(&tile_rows));
 
 namespace kernels {
 static thread_local double* const ns_scratch = reinterpret_cast<double*>(::cudasim::dynamic_shared_memory(&ns_scratch));
