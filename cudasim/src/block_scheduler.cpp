@@ -1067,7 +1067,14 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   WarpGroup* group = nullptr;
   for (WarpGroup& g : ws.pending) {
     if (!(g.mask & effective_mask)) continue;  // a disjoint group of lanes: independent
-    if (g.mask != effective_mask || g.op != op || !same_site(g.file, g.line, file, line)) {
+    // Another collective over another set of lanes is independent too, even where the sets
+    // overlap: a lane of both finishes that one, then comes here, as on a GPU with independent
+    // thread scheduling (NVIDIA's binaryPartitionCG reduces in each partition, then
+    // __syncwarp()s the warp). If it never comes, the block is reported stuck. The same lanes
+    // at another call, or the same call with another mask, are a divergence.
+    const bool same_call = g.op == op && same_site(g.file, g.line, file, line);
+    if (g.mask != effective_mask && !same_call) continue;
+    if (g.mask != effective_mask || !same_call) {
       static thread_local std::string message;
       const unsigned first_waiting = warp * kWarpSize + static_cast<unsigned>(__builtin_ctz(g.arrived));
       message = format_string(

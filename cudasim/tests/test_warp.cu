@@ -300,6 +300,31 @@ TEST(WarpShuffle, LanesThatExitEarlyRunOnceAndTheOthersStillShuffle) {
   ASSERT_CUDA(cudaFree(runs));
 }
 
+/// Two groups of lanes shuffle among themselves a different number of times, then the whole
+/// warp meets at __syncwarp(): the lower group gets there while the upper one still shuffles.
+__global__ void groups_then_whole_warp(int* out) {
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned mask = lane < 8 ? 0x000000ffu : 0xffffff00u;
+  int v = static_cast<int>(lane);
+  const int steps = lane < 8 ? 1 : 3;
+  for (int i = 0; i < steps; ++i) v += __shfl_xor_sync(mask, v, 1);
+  __syncwarp();
+  out[threadIdx.x] = v;
+}
+
+TEST(SyncWarp, GroupsThatShuffleApartMeetAtAWholeWarpBarrier) {
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 32 * sizeof(int)));
+  groups_then_whole_warp<<<1, 32>>>(d);
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  const std::vector<int> h = download(d, 32);
+  for (int t = 0; t < 32; ++t) {
+    const int pair = t + (t ^ 1);  // after one step
+    EXPECT_EQ(h[t], t < 8 ? pair : 4 * pair) << "thread " << t;
+  }
+  ASSERT_CUDA(cudaFree(d));
+}
+
 __global__ void active_masks(unsigned* out) {
   const unsigned lane = threadIdx.x % 32;
   out[threadIdx.x] = __activemask();  // converged: every lane of the warp
