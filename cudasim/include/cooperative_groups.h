@@ -61,10 +61,12 @@ T shuffle_any(const T& var, Shuffle shuffle) {
   } else {
     constexpr std::size_t words = (sizeof(T) + 3) / 4;
     unsigned in[words] = {}, out[words];
-    std::memcpy(in, &var, sizeof(T));
+    // Through void*: the vector types are not trivially copyable in instrumented builds (see
+    // above), and newer clangs warn about a memcpy into or out of such a type.
+    std::memcpy(in, static_cast<const void*>(&var), sizeof(T));
     for (std::size_t i = 0; i < words; ++i) out[i] = shuffle(in[i]);
     T result;
-    std::memcpy(&result, out, sizeof(T));
+    std::memcpy(static_cast<void*>(&result), out, sizeof(T));
     return result;
   }
 }
