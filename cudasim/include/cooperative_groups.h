@@ -370,15 +370,11 @@ coalesced_group labeled_partition(const thread_block_tile<Size, Parent>& parent,
   const unsigned lanes = details::tile_lanes(Size);
   return details::coalesced_access::of_lanes(__match_any_sync(lanes, label, file, line) & lanes);
 }
-/// The threads of `parent` whose predicate is true, or those whose predicate is false: the
-/// caller's side (a labeled_partition by 0 or 1).
-inline coalesced_group binary_partition(const coalesced_group& parent, bool predicate,
-                                        const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
-  return labeled_partition(parent, predicate ? 1u : 0u, file, line);
-}
-template <unsigned Size, class Parent>
-coalesced_group binary_partition(const thread_block_tile<Size, Parent>& parent, bool predicate,
-                                 const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+/// The threads of `parent` (a coalesced group or a tile) whose predicate is true, or those
+/// whose predicate is false: the caller's side (a labeled_partition by 0 or 1).
+template <class Group>
+coalesced_group binary_partition(const Group& parent, bool predicate, const char* file = __builtin_FILE(),
+                                 unsigned line = __builtin_LINE()) {
   return labeled_partition(parent, predicate ? 1u : 0u, file, line);
 }
 

@@ -40,7 +40,8 @@ LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, boo
   w.global_accesses = one.global_atomics;
   for (std::uint64_t count : one.global_accesses_by_width) w.global_accesses += count;
   w.host_access_bytes = one.host_access_bytes;
-  w.host_link_bytes_per_s = host_link().pinned_bytes_per_second;
+  // The link model is looked up (a copy under its lock) only for the rare zero-copy kernel.
+  if (one.host_access_bytes > 0) w.host_link_bytes_per_s = host_link().pinned_bytes_per_second;
   w.flops = one.flops;
   w.tensor_cores = one.mma_ops > 0;
   w.span_global_ops = one.span_global_ops;

@@ -628,9 +628,12 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
   return cudaSuccess;
 }
 
+// The stream priorities a GPU of compute capability 9.0 reports: a smaller number is a higher one.
+constexpr int kLeastStreamPriority = 0, kGreatestStreamPriority = -5;
+
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
-  if (least != nullptr) *least = 0;  // what a GPU of compute capability 9.0 reports
-  if (greatest != nullptr) *greatest = -5;
+  if (least != nullptr) *least = kLeastStreamPriority;
+  if (greatest != nullptr) *greatest = kGreatestStreamPriority;
   return cudaSuccess;
 }
 
@@ -639,7 +642,8 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, i
   if (created != cudaSuccess) return created;
   StreamRegistry& r = streams();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.find(*stream)->priority = std::clamp(priority, -5, 0);  // CUDA clamps to the range too
+  // CUDA clamps to the range too.
+  r.find(*stream)->priority = std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority);
   return cudaSuccess;
 }
 

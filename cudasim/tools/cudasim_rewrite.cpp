@@ -1004,8 +1004,9 @@ bool isArchVersionTest(const Source& source, std::size_t pos) {
         --before;
         skipBlanksBack();
     }
-    const std::size_t defined = before >= 7 ? before - 7 : 0;
-    return !(before >= 7 && source.text().compare(defined, 7, "defined") == 0 && source.isWordStart(defined));
+    if (before < 7) return true;  // no room for `defined` before it
+    const std::size_t defined = before - 7;
+    return !(source.text().compare(defined, 7, "defined") == 0 && source.isWordStart(defined));
 }
 
 // The edits that turn `source` into C++ for the simulator (everything but the #includes).

@@ -221,8 +221,9 @@ class TimedLinks {
     float* dst;
     std::size_t count;
   };
-  explicit TimedLinks(course::RankGroup& g) : g_(g), free_(g.size(), nullptr), sides_(g.size()), events_(g.size()), used_(g.size(), 0), bytes_(g.size(), 0),
-                                             messages_(g.size(), 0) {}
+  explicit TimedLinks(course::RankGroup& g)
+      : g_(g), free_(g.size(), nullptr), sides_(g.size()), events_(g.size()), used_(g.size(), 0), bytes_(g.size(), 0),
+        messages_(g.size(), 0) {}
   ~TimedLinks() {
     for (int r = 0; r < g_.size(); ++r) {
       course::DeviceGuard guard(g_.device(r));
