@@ -260,13 +260,14 @@ function(course_write_manifest)
   endif()
 endfunction()
 
-# course_add_experiment(LESSON 04 SOURCE program.cu [ARGS ...] [TIMEOUT seconds])
+# course_add_experiment(LESSON 04 SOURCE program.cu [WITH files.cu ...] [ARGS ...] [TIMEOUT seconds])
 # A lesson's experiment program as a test, on the simulator only: run on the modelled clock
 # (CUDASIM_MODEL_TIME=1), where its figures are exact, its exit status says whether the
 # lesson's claims hold. It writes its outputs under the build folder (--out). A run that fell
 # back to CPU time (its output says "simulator, CPU time") could not fail the claims: it fails.
+# WITH: more sources the program is built from (the reference of the exercise it runs).
 function(course_add_experiment)
-  cmake_parse_arguments(XP "" "LESSON;SOURCE;TIMEOUT" "ARGS" ${ARGN})
+  cmake_parse_arguments(XP "" "LESSON;SOURCE;TIMEOUT" "ARGS;WITH" ${ARGN})
   if(NOT COURSE_BACKEND_RESOLVED STREQUAL "sim")
     return()
   endif()
@@ -276,7 +277,7 @@ function(course_add_experiment)
   get_filename_component(name "${XP_SOURCE}" NAME_WE)
   set(target lesson${XP_LESSON}_${name})
   add_executable(${target})
-  course_cuda_sources(${target} "${XP_SOURCE}")
+  course_cuda_sources(${target} "${XP_SOURCE}" ${XP_WITH})
   target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}" "${COURSE_ROOT}/lessons/common")
   target_link_libraries(${target} PRIVATE Threads::Threads)
   add_test(NAME "experiment/${XP_LESSON}/${name}"

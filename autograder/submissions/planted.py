@@ -19,6 +19,7 @@ VA = "00-gpu-vs-cpu/01_vector_add.cu"
 SX = "00-gpu-vs-cpu/02_saxpy.cu"
 PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
+FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 OV = "04-data-loading/03_overlap.cu"
@@ -230,6 +231,24 @@ CASES = {
                         "    const float ak = powf(a, static_cast<float>(k));\n"
                         "    v = ak * v + (a == 1.0f ? b * k : b * (1.0f - ak) / (1.0f - a));\n")]},
         "expect": {"tunable_intensity": "partial"}},
+    # the "fused" launcher runs the chain eagerly, one kernel per step: right values, k launches
+    # and k times the bytes
+    "unfused_chain": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {FU: [("  fused_chain_kernel<<<blocks_for(n), kThreads>>>(chain, reads_residual(chain), x, r, y, n);\n"
+                        "  CUDA_CHECK_LAUNCH();\n}\n",
+                        "  launch_eager_chain(chain, x, r, y, n);\n}\n")]},
+        "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
+    # one kernel, but every step goes through memory: y is stored and loaded again at each step
+    "fused_through_memory": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {FU: [("    for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n",
+                        "    y[i] = v;\n"
+                        "    for (int s = 0; s < chain.count; ++s) {\n"
+                        "      y[i] = apply_step(chain.steps[s], y[i], reads_r ? r[i] : 0.0f);\n"
+                        "    }\n"
+                        "    v = y[i];\n")]},
+        "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
     # every thread adds its partial sum into the result with its own atomic
     "atomic_per_thread_dot_product": {
         "base": "solutions", "lesson": "03-matmul-reuse",

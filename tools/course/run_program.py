@@ -354,7 +354,8 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
 # "modelled <GPU>" beside its figures and holds its lesson's formula on that clock (issue 16).
 # Not yet: tokens_per_second and batch_sweep keep their own hand models of the same GPU table,
 # and roofline_demo runs through ./course roofline.
-MODELLED_BY_DEFAULT = ("lessons/04-data-loading/loader_benchmark.cu",
+MODELLED_BY_DEFAULT = ("lessons/02-roofline/fusion_experiment.cu",
+                       "lessons/04-data-loading/loader_benchmark.cu",
                        "lessons/05-parallelism-nvlink/parallelism_experiment.cu")
 
 
