@@ -39,6 +39,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace course {
 namespace remote {
@@ -76,7 +77,18 @@ enum class Op : std::uint32_t {
   cublas_destroy,      ///< cublasDestroy
   cublas_set_stream,   ///< cublasSetStream
   cublas_status_name,  ///< cublasGetStatusName
-  cublas_status_string ///< cublasGetStatusString
+  cublas_status_string, ///< cublasGetStatusString
+  // Several devices (lesson 05's ranks.hpp)
+  get_device_count,    ///< cudaGetDeviceCount
+  set_device,          ///< cudaSetDevice
+  stream_create_with_flags, ///< cudaStreamCreateWithFlags
+  event_create_with_flags,  ///< cudaEventCreateWithFlags
+  device_can_access_peer,   ///< cudaDeviceCanAccessPeer
+  device_enable_peer_access, ///< cudaDeviceEnablePeerAccess
+  stream_wait_event,   ///< cudaStreamWaitEvent
+  memcpy_peer_async,   ///< cudaMemcpyPeerAsync (device to device: no bytes cross)
+  reset_stats,         ///< cudasim::reset_stats (ranks.hpp's reset_link_counters)
+  link_stats,          ///< cudasim::link_stats (ranks.hpp's read_link_counters)
 };
 
 /// How a reply begins.
@@ -249,6 +261,22 @@ struct Marshal {
   static T get(Reader& in) { return in.get<T>(); }
 };
 
+/// A vector crosses as its length and its elements. No room is reserved from the length a
+/// message claims: a hostile length runs into the end of the message first.
+template <class T>
+struct Marshal<std::vector<T>> {
+  static void put(Writer& out, const std::vector<T>& values) {
+    out.put<std::uint64_t>(values.size());
+    for (const T& value : values) Marshal<T>::put(out, value);
+  }
+  static std::vector<T> get(Reader& in) {
+    const auto count = in.get<std::uint64_t>();
+    std::vector<T> values;
+    for (std::uint64_t i = 0; i < count; ++i) values.push_back(Marshal<T>::get(in));
+    return values;
+  }
+};
+
 template <>
 struct Marshal<std::string> {
   static void put(Writer& out, const std::string& value) { out.put_string(value); }
@@ -259,6 +287,18 @@ struct Marshal<std::string> {
 template <class T>
 using Value = std::remove_cv_t<std::remove_reference_t<T>>;
 
+/// What holds a parameter's value in the worker while the contract function runs: the value
+/// itself, or, for a type that cannot be copied (a RankGroup), the holder its Marshal names as
+/// `Carried` (it converts to a reference to the rebuilt object).
+template <class T, class Enable = void>
+struct CarriedOf {
+  using type = T;
+};
+template <class T>
+struct CarriedOf<T, std::void_t<typename Marshal<T>::Carried>> {
+  using type = typename Marshal<T>::Carried;
+};
+
 template <class Signature>
 struct Contract;
 
@@ -266,7 +306,7 @@ struct Contract;
 template <class R, class... Args>
 struct Contract<R (*)(Args...)> {
   using Result = R;
-  using Arguments = std::tuple<Value<Args>...>;
+  using Arguments = std::tuple<typename CarriedOf<Value<Args>>::type...>;
 
   static void put_arguments(Writer& out, const Value<Args>&... args) {
     (Marshal<Value<Args>>::put(out, args), ...);

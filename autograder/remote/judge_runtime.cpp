@@ -27,6 +27,9 @@
 #include "remote_traffic.hpp"
 #include "cuda_check.hpp"
 
+#include <cudasim/link_model.hpp>
+#include <cudasim/stats.hpp>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -42,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <new>
 #include <string>
@@ -371,6 +375,23 @@ cudaError_t quietly(Call call) {
   }
 }
 
+/// For calls that destructors make (RankGroup's, DeviceGuard's), where a second exception
+/// would end the judge: once the worker has failed (the test has failed with it), they do
+/// nothing, as quietly() does; while an exception unwinds the stack, a failure is an error
+/// code. Otherwise they fail the test as any call does.
+template <class Call>
+cudaError_t unwinding_safe(Call call) {
+  if (worker().failed()) return cudaSuccess;
+  if (std::uncaught_exceptions() > 0) {
+    try {
+      return call();
+    } catch (...) {
+      return cudaErrorUnknown;
+    }
+  }
+  return call();
+}
+
 /// The key of `pointer` in allocations().
 std::uint64_t address(const void* pointer) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer)); }
 
@@ -535,9 +556,12 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  Writer out;
-  out.put_address(stream);
-  return runtime_call(Op::stream_synchronize, out, "cudaStreamSynchronize");
+  // RankGroup's destructor waits for its streams: not a second exception while one unwinds.
+  return course::remote::unwinding_safe([&] {
+    Writer out;
+    out.put_address(stream);
+    return runtime_call(Op::stream_synchronize, out, "cudaStreamSynchronize");
+  });
 }
 
 cudaError_t cudaDeviceSynchronize() { return runtime_call(Op::synchronize, Writer(), "cudaDeviceSynchronize"); }
@@ -548,7 +572,9 @@ const char* cudaGetErrorString(cudaError_t error) { return course::remote::error
 
 cudaError_t cudaGetDevice(int* device) {
   if (device == nullptr) return cudaErrorInvalidValue;
-  return runtime_call(Op::get_device, Writer(), "cudaGetDevice", [&](Reader& in) { *device = in.get<std::int32_t>(); });
+  return course::remote::unwinding_safe([&] {  // DeviceGuard, in destructors too
+    return runtime_call(Op::get_device, Writer(), "cudaGetDevice", [&](Reader& in) { *device = in.get<std::int32_t>(); });
+  });
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int device) {
@@ -599,6 +625,98 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop)
   out.put_address(stop);
   return runtime_call(Op::event_elapsed, out, "cudaEventElapsedTime", [&](Reader& in) { *ms = in.get<float>(); });
 }
+
+// ---- several devices (lesson 05's ranks.hpp) ------------------------------------------------------
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return cudaErrorInvalidValue;
+  return runtime_call(Op::get_device_count, Writer(), "cudaGetDeviceCount",
+                      [&](Reader& in) { *count = in.get<std::int32_t>(); });
+}
+
+cudaError_t cudaSetDevice(int device) {
+  return course::remote::unwinding_safe([&] {
+    Writer out;
+    out.put<std::int32_t>(device);
+    return runtime_call(Op::set_device, out, "cudaSetDevice");
+  });
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
+  if (stream == nullptr) return cudaErrorInvalidValue;
+  Writer out;
+  out.put<std::uint32_t>(flags);
+  return runtime_call(Op::stream_create_with_flags, out, "cudaStreamCreateWithFlags",
+                      [&](Reader& in) { *stream = in.get_address<cudaStream_t>(); });
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {
+  if (event == nullptr) return cudaErrorInvalidValue;
+  Writer out;
+  out.put<std::uint32_t>(flags);
+  return runtime_call(Op::event_create_with_flags, out, "cudaEventCreateWithFlags",
+                      [&](Reader& in) { *event = in.get_address<cudaEvent_t>(); });
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  if (can_access == nullptr) return cudaErrorInvalidValue;
+  Writer out;
+  out.put<std::int32_t>(device);
+  out.put<std::int32_t>(peer);
+  return runtime_call(Op::device_can_access_peer, out, "cudaDeviceCanAccessPeer",
+                      [&](Reader& in) { *can_access = in.get<std::int32_t>(); });
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
+  Writer out;
+  out.put<std::int32_t>(peer);
+  out.put<std::uint32_t>(flags);
+  return runtime_call(Op::device_enable_peer_access, out, "cudaDeviceEnablePeerAccess");
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags) {
+  Writer out;
+  out.put_address(stream);
+  out.put_address(event);
+  out.put<std::uint32_t>(flags);
+  return runtime_call(Op::stream_wait_event, out, "cudaStreamWaitEvent");
+}
+
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
+                                cudaStream_t stream) {
+  Writer out;
+  out.put_address(dst);
+  out.put<std::int32_t>(dst_device);
+  out.put_address(src);
+  out.put<std::int32_t>(src_device);
+  out.put<std::uint64_t>(count);
+  out.put_address(stream);
+  return runtime_call(Op::memcpy_peer_async, out, "cudaMemcpyPeerAsync");
+}
+
+namespace cudasim {
+
+void reset_stats() { course::remote::request(Op::reset_stats, std::string(), "reset_link_counters"); }
+
+/// The worker's link counters: at most one entry per ordered pair of the 64 devices the
+/// simulator allows.
+std::vector<LinkTraffic> link_stats() {
+  const char* what = "read_link_counters";
+  return course::remote::read_reply(course::remote::request(Op::link_stats, std::string(), what), what,
+                                    [](Reader& in) {
+                                      const auto count = in.get<std::uint64_t>();
+                                      if (count > 64 * 64) throw course::remote::ProtocolError("too many links");
+                                      std::vector<LinkTraffic> links(static_cast<std::size_t>(count));
+                                      for (LinkTraffic& link : links) {
+                                        link.source = in.get<std::int32_t>();
+                                        link.destination = in.get<std::int32_t>();
+                                        link.bytes = in.get<std::uint64_t>();
+                                      }
+                                      return links;
+                                    });
+}
+
+}  // namespace cudasim
 
 // ---- cuBLAS handles, for exercises that may call cuBLAS ------------------------------------------
 

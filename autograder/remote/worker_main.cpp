@@ -13,6 +13,10 @@
 #include "course_traffic.hpp"
 #include "remote_traffic.hpp"
 #include "cuda_check.hpp"
+#ifdef CUDASIM
+#include <cudasim/link_model.hpp>
+#include <cudasim/stats.hpp>
+#endif
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,6 +28,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace course {
 namespace remote {
@@ -46,6 +51,28 @@ bool send_reply(Status status, std::uint64_t nonce, const std::string& payload) 
 // ---- the runtime requests: each reads its arguments and writes its results -------------------
 
 void put_error(Writer& out, cudaError_t error) { out.put<std::int32_t>(static_cast<std::int32_t>(error)); }
+
+// The simulator's counters of ranks.hpp (reset_link_counters, read_link_counters); on a GPU
+// there are none, and ranks.hpp does not ask.
+void cudasim_reset_stats() {
+#ifdef CUDASIM
+  cudasim::reset_stats();
+#endif
+}
+
+void put_link_stats(Writer& out) {
+#ifdef CUDASIM
+  const std::vector<cudasim::LinkTraffic> links = cudasim::link_stats();
+  out.put<std::uint64_t>(links.size());
+  for (const cudasim::LinkTraffic& link : links) {
+    out.put<std::int32_t>(link.source);
+    out.put<std::int32_t>(link.destination);
+    out.put<std::uint64_t>(link.bytes);
+  }
+#else
+  out.put<std::uint64_t>(0);
+#endif
+}
 
 void handle_runtime(Op op, Reader& in, Writer& out) {
   switch (op) {
@@ -184,6 +211,55 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
       out.put(ms);
       return;
     }
+    case Op::get_device_count: {  // -> error, count
+      int count = 0;
+      put_error(out, cudaGetDeviceCount(&count));
+      out.put<std::int32_t>(count);
+      return;
+    }
+    case Op::set_device: put_error(out, cudaSetDevice(in.get<std::int32_t>())); return;  // device -> error
+    case Op::stream_create_with_flags: {  // flags -> error, stream
+      cudaStream_t stream = nullptr;
+      put_error(out, cudaStreamCreateWithFlags(&stream, in.get<std::uint32_t>()));
+      out.put_address(stream);
+      return;
+    }
+    case Op::event_create_with_flags: {  // flags -> error, event
+      cudaEvent_t event = nullptr;
+      put_error(out, cudaEventCreateWithFlags(&event, in.get<std::uint32_t>()));
+      out.put_address(event);
+      return;
+    }
+    case Op::device_can_access_peer: {  // device, peer -> error, can
+      const int device = in.get<std::int32_t>();
+      const int peer = in.get<std::int32_t>();
+      int can = 0;
+      put_error(out, cudaDeviceCanAccessPeer(&can, device, peer));
+      out.put<std::int32_t>(can);
+      return;
+    }
+    case Op::device_enable_peer_access: {  // peer, flags -> error
+      const int peer = in.get<std::int32_t>();
+      put_error(out, cudaDeviceEnablePeerAccess(peer, in.get<std::uint32_t>()));
+      return;
+    }
+    case Op::stream_wait_event: {  // stream, event, flags -> error
+      const auto stream = in.get_address<cudaStream_t>();
+      const auto event = in.get_address<cudaEvent_t>();
+      put_error(out, cudaStreamWaitEvent(stream, event, in.get<std::uint32_t>()));
+      return;
+    }
+    case Op::memcpy_peer_async: {  // dst, dst device, src, src device, count, stream -> error
+      void* dst = in.get_address<void*>();
+      const int dst_device = in.get<std::int32_t>();
+      const void* src = in.get_address<const void*>();
+      const int src_device = in.get<std::int32_t>();
+      const auto count = static_cast<std::size_t>(in.get<std::uint64_t>());
+      put_error(out, cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, in.get_address<cudaStream_t>()));
+      return;
+    }
+    case Op::reset_stats: cudasim_reset_stats(); return;
+    case Op::link_stats: put_link_stats(out); return;  // -> count, (source, destination, bytes)...
     case Op::traffic_open: course::test::detail::open_local_traffic_window(); return;
     case Op::traffic_close:  // -> the window's summary
       Marshal<course::test::GlobalTraffic>::put(out, course::test::detail::close_local_traffic_window());

@@ -22,6 +22,7 @@ TI = "02-roofline/04_tunable_intensity.cu"
 FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
+RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 OV = "04-data-loading/03_overlap.cu"
 PR = "04-data-loading/02_prefetch_ring.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
@@ -292,6 +293,15 @@ CASES = {
                          "      mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), batch,\n"
                          "                   1.0f / static_cast<float>(batch) / static_cast<float>(n), grad.on(r), work.on(r));\n")]},
         "expect": {"data_parallel_step": "partial"}},
+    # A crash inside a group's collective: the judge's RankGroup and buffers are destroyed while
+    # the failure unwinds, and must not end the judge. The crash costs the tests that call
+    # ring_allreduce; the bandwidth arithmetic still counts.
+    "segfault_in_ring_allreduce": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {RA: [("  if (n == 1 || count == 0) return;\n",
+                        "  if (n == 1 || count == 0) return;\n  *(volatile int*)nullptr = 1;\n")]},
+        "expect": {"ring_allreduce": "partial"}, "status": {"ring_allreduce": "crashed"},
+        "performance": {"ring_allreduce": "zero"}},
 }
 
 

@@ -123,7 +123,34 @@ class RankGroup {
     (void)cudaGetLastError();
   }
 
+  /// What a group is made of: its ranks' devices, streams and events, and which devices reach
+  /// each other directly.
+  struct Parts {
+    std::vector<int> devices;
+    std::vector<cudaStream_t> streams;
+    std::vector<cudaEvent_t> events;
+    std::vector<bool> peer_access;  ///< devices_used x devices_used
+    int devices_used = 1;
+  };
+  /// This group's parts.
+  Parts parts() const { return {devices_, streams_, events_, peer_access_, devices_used_}; }
+  /// A second handle on a group made elsewhere: the same ranks, streams and events, which it
+  /// neither creates nor destroys. (The grader rebuilds a test's group this way in the process
+  /// that runs your code: autograder/remote/remote_ranks.hpp.)
+  /// @throws std::invalid_argument if the parts do not fit together
+  explicit RankGroup(Parts view)
+      : devices_(std::move(view.devices)), streams_(std::move(view.streams)), events_(std::move(view.events)),
+        peer_access_(std::move(view.peer_access)), devices_used_(view.devices_used), owner_(false) {
+    const std::size_t n = devices_.size();
+    if (n == 0 || streams_.size() != n || events_.size() != n || devices_used_ < 1 ||
+        peer_access_.size() != static_cast<std::size_t>(devices_used_) * devices_used_)
+      throw std::invalid_argument("RankGroup: parts that do not make a group");
+    for (int d : devices_)
+      if (d < 0 || d >= devices_used_) throw std::invalid_argument("RankGroup: a rank on a device the group does not use");
+  }
+
   ~RankGroup() {
+    if (!owner_) return;
     for (std::size_t r = 0; r < streams_.size(); ++r) {
       DeviceGuard guard(devices_[r]);
       cudaStreamSynchronize(streams_[r]);
@@ -224,6 +251,7 @@ class RankGroup {
   std::vector<cudaEvent_t> events_;
   std::vector<bool> peer_access_;
   int devices_used_ = 1;
+  bool owner_ = true;  ///< false for a view (RankGroup(Parts)): destroys nothing
 };
 
 /// `count` elements of T on every rank of a group, each allocated on its rank's device.
@@ -242,14 +270,28 @@ class SymmetricBuffer {
       CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&pointers_[r]), count * sizeof(T)));
     }
   }
+  /// A second handle on buffers allocated elsewhere, one per rank of `group`, `count` elements
+  /// each: it frees nothing. (The grader rebuilds a test's buffers this way in the process that
+  /// runs your code: autograder/remote/remote_ranks.hpp.)
+  /// @throws std::invalid_argument unless there is one pointer per rank
+  SymmetricBuffer(RankGroup& group, std::size_t count, std::vector<T*> view)
+      : group_(&group), count_(count), pointers_(std::move(view)), owner_(false) {
+    if (pointers_.size() != static_cast<std::size_t>(group.size()))
+      throw std::invalid_argument("SymmetricBuffer: one pointer per rank");
+  }
   ~SymmetricBuffer() { release(); }
   SymmetricBuffer(const SymmetricBuffer&) = delete;
   SymmetricBuffer& operator=(const SymmetricBuffer&) = delete;
   SymmetricBuffer(SymmetricBuffer&& other) noexcept
-      : group_(other.group_), count_(other.count_), pointers_(std::move(other.pointers_)) {
+      : group_(other.group_), count_(other.count_), pointers_(std::move(other.pointers_)), owner_(other.owner_) {
     other.pointers_.clear();
     other.count_ = 0;
   }
+
+  /// Every rank's device pointer, rank by rank.
+  const std::vector<T*>& pointers() const { return pointers_; }
+  /// The group the buffer belongs to.
+  RankGroup& group() const { return *group_; }
 
   /// Rank r's device pointer (null when the buffer is empty).
   T* on(int r) { return pointers_.at(r); }
@@ -295,6 +337,7 @@ class SymmetricBuffer {
 
  private:
   void release() noexcept {
+    if (!owner_) return;  // a view: the buffers are another SymmetricBuffer's
     int previous = 0;
     if (cudaGetDevice(&previous) != cudaSuccess) previous = 0;
     for (std::size_t r = 0; r < pointers_.size(); ++r) {
@@ -309,6 +352,7 @@ class SymmetricBuffer {
   RankGroup* group_;
   std::size_t count_;
   std::vector<T*> pointers_;
+  bool owner_ = true;  ///< false for a view: frees nothing
 };
 
 /// Bytes that crossed each link (source device -> destination device), as the simulator

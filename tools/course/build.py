@@ -38,11 +38,23 @@ def read_cache(build_dir: str) -> Dict[str, str]:
     return entries
 
 
+# Folders whose files CMake tests for by existence (a contract's remote_<name>.cpp splits the
+# grader's program into judge and worker, a perf_<name>.cpp adds a performance case): a file
+# added there or removed changes the folder's time, and must reconfigure.
+_EXISTENCE_TESTED_DIRS = (os.path.join("autograder", "remote"), os.path.join("autograder", "perf"))
+
+
 def newest_cmake_input(root: str) -> float:
-    """The newest modification time among the files that shape the CMake configuration."""
+    """The newest modification time among the files that shape the CMake configuration, and
+    the folders whose files it tests for."""
     newest = 0.0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        if os.path.relpath(dirpath, root).startswith(_EXISTENCE_TESTED_DIRS):
+            try:
+                newest = max(newest, os.path.getmtime(dirpath))
+            except OSError:
+                pass
         for name in filenames:
             if name in ("CMakeLists.txt", "CMakePresets.json") or name.endswith(".cmake"):
                 try:
