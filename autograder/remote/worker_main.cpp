@@ -45,7 +45,9 @@ std::map<std::string, Handler>& handlers() {
 /// not sent yet (see RequestHeader).
 bool send_reply(Status status, std::uint64_t nonce, const std::string& payload) {
   const ReplyHeader header{static_cast<std::uint32_t>(status), nonce, payload.size()};
-  return write_fully(kChannel, &header, sizeof header) && write_fully(kChannel, payload.data(), payload.size());
+  std::string message(reinterpret_cast<const char*>(&header), sizeof header);
+  message += payload;  // one write per reply
+  return write_fully(kChannel, message.data(), message.size());
 }
 
 // ---- the runtime requests: each reads its arguments and writes its results -------------------
