@@ -7,6 +7,7 @@ writes each picture next to the README that shows it; ``--check`` writes nothing
 a committed picture differs from what this code draws (tools/course/tests/test_pictures.py).
 The roofline plot of lesson 02 is drawn by ``./course roofline`` from measured points instead."""
 import argparse
+import json
 import os
 import sys
 from typing import Callable, Dict, List, Tuple
@@ -179,10 +180,55 @@ def tiling() -> str:
     return svg.render()
 
 
+PIPELINE_DATA = "lessons/05-parallelism-nvlink/pipeline-schedules.json"
+
+
+def pipeline_schedules() -> str:
+    """Lesson 05: GPipe and 1F1B on 4 stages and 8 micro-batches, backward twice as long as
+    forward, as the reference's record_timeline() places them. The data is the committed
+    pipeline-schedules.json, which the course's tests compare with what the reference records
+    (course/pipeline-picture-data), so this code never holds the schedules themselves."""
+    with open(os.path.join(ROOT, PIPELINE_DATA), encoding="utf-8") as f:
+        data = json.load(f)
+    stages, micro = data["stages"], data["micro"]
+    unit, row, left = 26, 28, 92
+    span = max(s["makespan"] for s in data["schedules"].values())
+    panel = 44 + stages * row + 38
+    svg = Svg(left + span * unit + 30, 40 + panel * len(data["schedules"]) + 30,
+              "GPipe and 1F1B on %d stages and %d micro-batches" % (stages, micro))
+    svg.text(20, 26, "%d stages, %d micro-batches; a backward pass (B) takes %d units, a forward pass (F) %d"
+             % (stages, micro, data["backward"], data["forward"]), 15, bold=True)
+    top = 40
+    for name, timeline in data["schedules"].items():
+        svg.text(20, top + 24, "%s: %d units, bubble %.1f%%, most micro-batches stashed per stage: %s" % (
+            name, timeline["makespan"], 100 * timeline["bubble"],
+            ", ".join(str(k) for k in timeline["peak_stash"])), 13, bold=True)
+        y0 = top + 36
+        for s, slots in enumerate(timeline["stages"]):
+            y = y0 + s * row
+            svg.text(left - 10, y + row / 2 + 4, "stage %d" % s, 11, MUTED, anchor="end")
+            svg.rect(left, y + 2, span * unit, row - 4, "white", IDLE, 0.6)
+            for kind, m, start, end in slots:
+                forward = kind == "F"
+                svg.rect(left + start * unit, y + 2, (end - start) * unit, row - 4, ACCENT if forward else SECOND,
+                         "white", 1.0)
+                svg.text(left + (start + end) / 2 * unit, y + row / 2 + 4, "%s%d" % (kind, m), 10, "white",
+                         anchor="middle")
+        axis = y0 + stages * row + 4
+        for t in range(0, span + 1, 4):
+            svg.line(left + t * unit, axis, left + t * unit, axis + 4, MUTED, 0.8)
+            svg.text(left + t * unit, axis + 16, str(t), 9, MUTED, anchor="middle")
+        top += panel
+    svg.text(20, top + 18, "Same time, same bubble: 1F1B starts each backward pass as soon as it can, so stage s keeps "
+             "at most p - s micro-batches' activations instead of all m.", 12)
+    return svg.render()
+
+
 PICTURES: Dict[str, Callable[[], str]] = {
     "lessons/00-gpu-vs-cpu/grid-blocks-warps.svg": grid_blocks_warps,
     "lessons/01-serial-dependency/chain-vs-scan.svg": chain_vs_scan,
     "lessons/03-matmul-reuse/tiling.svg": tiling,
+    "lessons/05-parallelism-nvlink/pipeline-schedules.svg": pipeline_schedules,
 }
 
 
