@@ -55,6 +55,9 @@ struct GlobalTraffic {
   std::string gpu;                            ///< the modelled GPU's name
   /// Host API calls that started GPU work: kernel launches and cudaGraphLaunch calls.
   std::uint64_t kernel_launch_calls = 0, graph_launch_calls = 0;
+  /// Bytes copied between the host and a device (cudaMemcpy and the like, either way): work
+  /// done on the host and copied in shows here, not in the kernels' counters.
+  std::uint64_t host_copy_bytes = 0;
   double sectors_per_request() const { return requests == 0 ? 0.0 : double(sectors) / double(requests); }
 };
 
@@ -76,6 +79,8 @@ inline GlobalTraffic close_local_traffic_window() {
   const cudasim::ApiStats api = cudasim::api_stats();
   traffic.kernel_launch_calls = api.kernel_launch_calls;
   traffic.graph_launch_calls = api.graph_launch_calls;
+  const cudasim::TransferStats copies = cudasim::transfer_stats();
+  traffic.host_copy_bytes = copies.host_to_device_bytes + copies.device_to_host_bytes;
   traffic.counted = cudasim::stats_available();
   if (!traffic.counted) {
     traffic.why_not = "this build's kernels are not instrumented: the simulator counts no bytes";

@@ -23,6 +23,7 @@ FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
+PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
 OV = "04-data-loading/03_overlap.cu"
 PR = "04-data-loading/02_prefetch_ring.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
@@ -250,6 +251,32 @@ CASES = {
                         "    }\n"
                         "    v = y[i];\n")]},
         "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
+    # the chain computed on the CPU and copied in, then one kernel that copies the result to y:
+    # for chains without a residual step the kernel counters are the fused kernel's (one
+    # launch, 4 bytes loaded and 4 stored per element); the host copies give it away
+    "fusion_on_the_host": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {FU: [("#include <algorithm>\n", "#include <algorithm>\n#include <vector>\n"),
+                       ("  fused_chain_kernel<<<blocks_for(n), kThreads>>>(chain, reads_residual(chain), x, r, y, n);\n"
+                        "  CUDA_CHECK_LAUNCH();\n}\n",
+                        "  std::vector<float> hx(n), hr(n);\n"
+                        "  CUDA_CHECK(cudaMemcpy(hx.data(), x, sizeof(float) * n, cudaMemcpyDeviceToHost));\n"
+                        "  if (reads_residual(chain)) CUDA_CHECK(cudaMemcpy(hr.data(), r, sizeof(float) * n, cudaMemcpyDeviceToHost));\n"
+                        "  for (int i = 0; i < n; ++i)\n"
+                        "    for (int s = 0; s < chain.count; ++s) {\n"
+                        "      const Step& st = chain.steps[s];\n"
+                        "      hx[i] = st.kind == StepKind::scale ? hx[i] * st.value : st.kind == StepKind::shift ? hx[i] + st.value\n"
+                        "            : st.kind == StepKind::relu ? (hx[i] > 0.0f ? hx[i] : 0.0f) : hx[i] + hr[i];\n"
+                        "    }\n"
+                        "  float* done = nullptr;\n"
+                        "  CUDA_CHECK(cudaMalloc(&done, sizeof(float) * n));\n"
+                        "  CUDA_CHECK(cudaMemcpy(done, hx.data(), sizeof(float) * n, cudaMemcpyHostToDevice));\n"
+                        "  Chain copy;  // the empty chain: y = done\n"
+                        "  fused_chain_kernel<<<blocks_for(n), kThreads>>>(copy, false, done, r, y, n);\n"
+                        "  CUDA_CHECK_LAUNCH();\n"
+                        "  CUDA_CHECK(cudaDeviceSynchronize());\n"
+                        "  CUDA_CHECK(cudaFree(done));\n}\n")]},
+        "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
     # every thread adds its partial sum into the result with its own atomic
     "atomic_per_thread_dot_product": {
         "base": "solutions", "lesson": "03-matmul-reuse",
@@ -293,6 +320,14 @@ CASES = {
                          "      mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), batch,\n"
                          "                   1.0f / static_cast<float>(batch) / static_cast<float>(n), grad.on(r), work.on(r));\n")]},
         "expect": {"data_parallel_step": "partial"}},
+    # Right outputs and gradients, but every stage's parameters also go to rank 0 first (as a
+    # "check"): a pipeline sends only activations and their gradients between neighbours.
+    "pipeline_gathers_parameters": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {PP: [("  if (m > 0) group.put(0, x.on(0), 0, in.on(0), m * slot);\n",
+                        "  if (m > 0) group.put(0, x.on(0), 0, in.on(0), m * slot);\n"
+                        "  for (int s = 1; s < p; ++s) group.put(s, params.on(s), 0, din.on(0), std::min(P, m * slot));\n")]},
+        "expect": {"pipeline_schedule": "partial"}},
     # A crash inside a group's collective: the judge's RankGroup and buffers are destroyed while
     # the failure unwinds, and must not end the judge. The crash costs the tests that call
     # ring_allreduce; the bandwidth arithmetic still counts.

@@ -190,6 +190,8 @@ TEST(Fusion, OneLaunchMovesEachElementOnce) {
         EXPECT_EQ(traffic.load_bytes, 4u * inputs * n)
             << where << ": bytes loaded (x" << (residuals > 0 ? " and r" : "") << ", each element once)";
         EXPECT_EQ(traffic.store_bytes, 4u * n) << where << ": bytes stored (y, each element once)";
+        EXPECT_EQ(traffic.host_copy_bytes, 0u)
+            << where << ": bytes copied between host and device (the chain runs on the GPU, not on the CPU)";
       }
     }
   }

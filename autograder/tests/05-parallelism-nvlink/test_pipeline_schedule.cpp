@@ -144,37 +144,87 @@ TEST(PipelineSchedule, RecordTimelineRejectsADeadlock) {
   EXPECT_THROW(record_timeline(orders, 1, 1), std::invalid_argument);
 }
 
+namespace {
+
+/// Runs `kind` on p ranks over m micro-batches of a fresh model and compares the last stage's
+/// outputs and every stage's gradients with the unsharded model. `links`, if given, gets the
+/// simulator's link counters of the run alone.
+::testing::AssertionResult run_matches_the_unsharded_model(ct::Rng& rng, PipeKind kind, int p, int m,
+                                                           course::LinkCounters* links = nullptr,
+                                                           bool* distinct_devices = nullptr) {
+  const int w = 9, rows = 3;
+  course::RankGroup group(p);
+  if (distinct_devices != nullptr) *distinct_devices = group.distinct_devices();
+  std::vector<std::vector<float>> params;
+  course::SymmetricBuffer<float> dparams(group, w * w + w), x(group, std::size_t(m) * rows * w),
+      t(group, std::size_t(m) * rows * w), y(group, std::size_t(m) * rows * w), grad(group, w * w + w);
+  for (int s = 0; s < p; ++s) {
+    params.push_back(rng.uniform(std::size_t(w) * w + w, -0.6f, 0.6f));
+    for (int k = w * w; k < w * w + w; ++k) params[s][k] = std::abs(params[s][k]);  // keep units alive
+    dparams.upload(s, params[s]);
+  }
+  const auto hx = rng.uniform(std::size_t(m) * rows * w), ht = rng.uniform(std::size_t(m) * rows * w);
+  x.upload(0, hx);
+  t.upload(p - 1, ht);
+  y.poison();
+  grad.poison();
+  const PipeTimeline timeline = record_timeline(make_schedule(kind, p, m), 1, 1);
+  group.synchronize();
+  course::reset_link_counters();
+  run_pipeline(group, timeline, w, rows, dparams, x, t, y, grad);
+  group.synchronize();
+  if (links != nullptr) *links = course::read_link_counters();
+  std::vector<double> ey;
+  std::vector<std::vector<double>> eg;
+  model_on_cpu(params, hx, ht, m * rows, w, ey, eg);
+  const std::string where = std::string(name(kind)) + ", p = " + std::to_string(p) + ", m = " + std::to_string(m);
+  const auto outputs = ct::all_close_2d(ey, y.download(p - 1), std::size_t(m) * rows, w, 1e-5, 1e-4);
+  if (!outputs) return ::testing::AssertionFailure() << where << ": outputs of the last stage (row: sample)\n" << outputs.message();
+  for (int s = 0; s < p; ++s) {
+    const auto gradients = ct::all_close(eg[s], grad.download(s), 1e-5, 1e-4);
+    if (!gradients)
+      return ::testing::AssertionFailure() << where << ": gradient of stage " << s << " (W row-major, then b)\n"
+                                           << gradients.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
 TEST(PipelineSchedule, RunOnTheRanksEqualsTheUnshardedModel) {
   ct::Rng rng;
-  const int w = 9, rows = 3;
   for (PipeKind kind : {PipeKind::GPipe, PipeKind::OneFOneB}) {
     for (int p : {2, 3, 4, 8}) {
-      for (int m : {1, 5}) {
-        course::RankGroup group(p);
-        std::vector<std::vector<float>> params;
-        course::SymmetricBuffer<float> dparams(group, w * w + w), x(group, std::size_t(m) * rows * w),
-            t(group, std::size_t(m) * rows * w), y(group, std::size_t(m) * rows * w), grad(group, w * w + w);
-        for (int s = 0; s < p; ++s) {
-          params.push_back(rng.uniform(std::size_t(w) * w + w, -0.6f, 0.6f));
-          for (int k = w * w; k < w * w + w; ++k) params[s][k] = std::abs(params[s][k]);  // keep units alive
-          dparams.upload(s, params[s]);
-        }
-        const auto hx = rng.uniform(std::size_t(m) * rows * w), ht = rng.uniform(std::size_t(m) * rows * w);
-        x.upload(0, hx);
-        t.upload(p - 1, ht);
-        y.poison();
-        grad.poison();
-        run_pipeline(group, record_timeline(make_schedule(kind, p, m), 1, 1), w, rows, dparams, x, t, y, grad);
-        std::vector<double> ey;
-        std::vector<std::vector<double>> eg;
-        model_on_cpu(params, hx, ht, m * rows, w, ey, eg);
-        ASSERT_TRUE(ct::all_close_2d(ey, y.download(p - 1), std::size_t(m) * rows, w, 1e-5, 1e-4))
-            << name(kind) << ", p = " << p << ", m = " << m << ": outputs of the last stage (row: sample)";
-        for (int s = 0; s < p; ++s)
-          ASSERT_TRUE(ct::all_close(eg[s], grad.download(s), 1e-5, 1e-4))
-              << name(kind) << ", p = " << p << ", m = " << m << ": gradient of stage " << s
-              << " (W row-major, then b)";
+      for (int m : {1, 5}) ASSERT_TRUE(run_matches_the_unsharded_model(rng, kind, p, m));
+    }
+  }
+}
+
+TEST(PipelineSchedule, OnlyActivationsAndTheirGradientsCrossBetweenNeighbouringStages) {
+  // Counted on the simulator, one device per stage: what makes it a pipeline is that each
+  // stage keeps its layer and sends only a micro-batch's activations forward to the next stage
+  // and their gradients back to the one before: m·rows·w floats each way per boundary, nothing
+  // between stages that are not neighbours, and no parameters gathered anywhere.
+  ct::Rng rng;
+  const int w = 9, rows = 3, m = 5;
+  for (PipeKind kind : {PipeKind::GPipe, PipeKind::OneFOneB}) {
+    for (int p : {2, 3, 4}) {
+      course::LinkCounters links;
+      bool distinct = false;
+      ASSERT_TRUE(run_matches_the_unsharded_model(rng, kind, p, m, &links, &distinct));
+      if (!links.counted) GTEST_SKIP() << links.why_not;
+      if (!distinct) GTEST_SKIP() << "needs one device per stage (CUDASIM_DEVICES >= " << p << ")";
+      const std::uint64_t boundary = std::uint64_t(m) * rows * w * sizeof(float);
+      for (int s = 0; s + 1 < p; ++s) {
+        EXPECT_EQ(links.at(s, s + 1), boundary)
+            << name(kind) << ", p = " << p << ": bytes from stage " << s << " to stage " << s + 1
+            << " (expected the " << m << " micro-batches' activations, " << rows << " x " << w << " floats each)";
+        EXPECT_EQ(links.at(s + 1, s), boundary)
+            << name(kind) << ", p = " << p << ": bytes from stage " << s + 1 << " back to stage " << s
+            << " (expected the gradients of those activations)";
       }
+      EXPECT_EQ(links.total(), 2 * std::uint64_t(p - 1) * boundary)
+          << name(kind) << ", p = " << p << ": bytes over all links (nothing else crosses)";
     }
   }
 }
