@@ -725,7 +725,10 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
 
 namespace cudasim {
 
-void reset_stats() { course::remote::request(Op::reset_stats, std::string(), "reset_link_counters"); }
+void reset_stats() {
+  const char* what = "reset_link_counters";
+  course::remote::read_reply(course::remote::request(Op::reset_stats, std::string(), what), what, [](Reader&) {});
+}
 
 /// The worker's link counters: at most one entry per ordered pair of the 64 devices the
 /// simulator allows.
