@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -204,3 +206,96 @@ TEST(WarpMatchSimulator, DivergentMatchIsReported) {
 #endif
 
 }  // namespace
+
+// ---- directed rounding: __fadd_rd, __fmul_ru, __fdiv_rz, ... ------------------------------------
+
+namespace {
+
+/// For each input pair: the four roundings of a + b, a * b, a / b, sqrt(a) and fma(a, b, a).
+__global__ void directed(const float* a, const float* b, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = a[i], y = b[i];
+  float* o = out + 20 * i;
+  o[0] = __fadd_rn(x, y), o[1] = __fadd_rd(x, y), o[2] = __fadd_ru(x, y), o[3] = __fadd_rz(x, y);
+  o[4] = __fmul_rn(x, y), o[5] = __fmul_rd(x, y), o[6] = __fmul_ru(x, y), o[7] = __fmul_rz(x, y);
+  o[8] = __fdiv_rn(x, y), o[9] = __fdiv_rd(x, y), o[10] = __fdiv_ru(x, y), o[11] = __fdiv_rz(x, y);
+  const float r = fabsf(x);
+  o[12] = __fsqrt_rn(r), o[13] = __fsqrt_rd(r), o[14] = __fsqrt_ru(r), o[15] = __fsqrt_rz(r);
+  o[16] = __fmaf_rn(x, y, x), o[17] = __fmaf_rd(x, y, x), o[18] = __fmaf_ru(x, y, x), o[19] = __fmaf_rz(x, y, x);
+}
+
+/// rd <= exact <= ru, neighbours unless the result is exact, rn one of them, rz the one nearer
+/// zero. `exact`: in long double (64-bit mantissa), where the sums, products and fma of the
+/// test's inputs are exact (or overflow a float either way); quotients and roots are checked
+/// through their defining products instead.
+void expect_brackets(float rn, float rd, float ru, float rz, long double exact, const char* what) {
+  EXPECT_LE(static_cast<long double>(rd), exact) << what;
+  EXPECT_GE(static_cast<long double>(ru), exact) << what;
+  if (static_cast<long double>(rn) == exact) {
+    EXPECT_EQ(rd, rn) << what;
+    EXPECT_EQ(ru, rn) << what;
+  } else {
+    EXPECT_EQ(ru, std::nextafter(rd, INFINITY)) << what << ": rd and ru are neighbours";
+    EXPECT_TRUE(rn == rd || rn == ru) << what;
+  }
+  EXPECT_EQ(rz, exact >= 0 ? rd : ru) << what << ": toward zero";
+}
+
+}  // namespace
+
+TEST(DirectedRounding, BracketsTheExactResultWithNeighbours) {
+  const std::vector<float> a = {1.0f, 1.0f, -1.0f, 3.0f, 1e30f, 0.1f, -7.25f, 2.0f, 1.0f / 3.0f, 16777216.0f};
+  const std::vector<float> b = {1e-8f, 3.0f, 1e-8f, 7.0f, 1e20f, 0.2f, 0.001f, 2.0f, 3.0f, 1.0f};
+  const int n = static_cast<int>(a.size());
+  float *da, *db, *dout;
+  ASSERT_EQ(cudaMalloc(&da, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&db, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dout, 20 * n * sizeof(float)), cudaSuccess);
+  cudaMemcpy(da, a.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  directed<<<1, 32>>>(da, db, dout, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto o = download(dout, 20 * n);
+  for (int i = 0; i < n; ++i) {
+    const long double x = a[i], y = b[i];
+    const float* r = &o[20 * i];
+    const std::string at = "a = " + std::to_string(a[i]) + ", b = " + std::to_string(b[i]);
+    expect_brackets(r[0], r[1], r[2], r[3], x + y, ("add, " + at).c_str());
+    expect_brackets(r[4], r[5], r[6], r[7], x * y, ("mul, " + at).c_str());
+    expect_brackets(r[16], r[17], r[18], r[19], x * y + x, ("fma, " + at).c_str());
+    // a / b lies in [rd, ru]: rd * b <= a <= ru * b (b > 0 here), exactly in long double.
+    EXPECT_LE(static_cast<long double>(r[9]) * y, x) << "div rd, " << at;
+    EXPECT_GE(static_cast<long double>(r[10]) * y, x) << "div ru, " << at;
+    EXPECT_TRUE(r[9] == r[10] || r[10] == std::nextafter(r[9], INFINITY)) << "div, " << at;
+    const long double root = std::fabs(x);
+    EXPECT_LE(static_cast<long double>(r[13]) * r[13], root) << "sqrt rd, " << at;
+    EXPECT_GE(static_cast<long double>(r[14]) * r[14], root) << "sqrt ru, " << at;
+    EXPECT_TRUE(r[13] == r[14] || r[14] == std::nextafter(r[13], INFINITY)) << "sqrt, " << at;
+  }
+  // Exact results need no step; 1 + 2^-27 is between 1 and its upper neighbour.
+  EXPECT_EQ(o[20 * 7 + 1], 4.0f);
+  EXPECT_EQ(o[20 * 7 + 2], 4.0f);
+  EXPECT_EQ(o[1], 1.0f);
+  EXPECT_EQ(o[2], std::nextafter(1.0f, 2.0f));
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dout);
+}
+
+#ifdef CUDASIM
+TEST(DirectedRoundingSimulator, OverflowRoundsToTheLargestFiniteValueUnlessAwayFromZero) {
+  const float big = 3e38f;
+  EXPECT_EQ(__fadd_rn(big, big), INFINITY);
+  EXPECT_EQ(__fadd_ru(big, big), INFINITY);
+  EXPECT_EQ(__fadd_rd(big, big), std::numeric_limits<float>::max());
+  EXPECT_EQ(__fadd_rz(big, big), std::numeric_limits<float>::max());
+  EXPECT_EQ(__fmul_rd(-big, big), -INFINITY);
+  EXPECT_EQ(__fmul_ru(-big, big), -std::numeric_limits<float>::max());
+  EXPECT_EQ(__fsqrt_rd(INFINITY), INFINITY);            // exact, not an overflow
+  EXPECT_TRUE(std::isnan(__fdiv_rd(0.0f, 0.0f)));
+  EXPECT_EQ(__dadd_rd(1.0, 1e-30), 1.0);
+  EXPECT_EQ(__dadd_ru(1.0, 1e-30), std::nextafter(1.0, 2.0));
+  EXPECT_EQ(__ddiv_rz(-1.0, 3.0), __ddiv_ru(-1.0, 3.0));
+}
+#endif

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include <coroutine>
@@ -432,6 +433,107 @@ inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+
+// Directed rounding: _rd toward -infinity, _ru toward +infinity, _rz toward zero (nvcc's
+// intrinsics; _rn is the default rounding above). Each is the round-to-nearest result moved by
+// one step where the exact result lies on the other side of it; the side comes from an
+// error-free transformation (the exact error of a sum, a product, a quotient's remainder),
+// so no floating-point environment is changed: other threads of the simulator keep theirs.
+namespace cudasim {
+namespace detail {
+
+enum class Toward { down, up, zero };
+
+/// `nearest` (the result rounded to nearest) rounded `toward` instead, given `error`, the sign
+/// of (exact result - nearest): < 0, 0 or > 0. `finite_inputs`: an infinite `nearest` is an
+/// overflow, which rounds to the largest finite value unless it rounds away from zero.
+template <class T>
+T round_toward(T nearest, double error, Toward toward, bool finite_inputs) {
+  constexpr T inf = std::numeric_limits<T>::infinity(), largest = std::numeric_limits<T>::max();
+  if (std::isnan(nearest)) return nearest;
+  if (std::isinf(nearest)) {
+    if (!finite_inputs) return nearest;
+    const bool positive = nearest > 0;
+    if (toward == Toward::zero || (positive && toward == Toward::down) || (!positive && toward == Toward::up))
+      return positive ? largest : -largest;
+    return nearest;
+  }
+  if (error == 0) return nearest;
+  if (toward == Toward::zero) {
+    if (nearest == 0) return nearest;  // a tiny exact result rounds to zero anyway
+    toward = nearest > 0 ? Toward::down : Toward::up;
+  }
+  if (toward == Toward::down) return error < 0 ? std::nextafter(nearest, -inf) : nearest;
+  return error > 0 ? std::nextafter(nearest, inf) : nearest;
+}
+
+/// The exact error of a + b rounded to nearest (Knuth's TwoSum).
+template <class T>
+T sum_error(T a, T b, T s) {
+  const T bb = s - a;
+  return (a - (s - bb)) + (b - bb);
+}
+
+template <class T>
+T add_toward(T a, T b, Toward toward) {
+  const T s = a + b;
+  return round_toward(s, std::isfinite(s) ? double(sum_error(a, b, s)) : 0.0, toward,
+                      std::isfinite(a) && std::isfinite(b));
+}
+template <class T>
+T mul_toward(T a, T b, Toward toward) {
+  const T p = a * b;
+  return round_toward(p, std::isfinite(p) ? double(std::fma(a, b, -p)) : 0.0, toward,
+                      std::isfinite(a) && std::isfinite(b));
+}
+template <class T>
+T div_toward(T a, T b, Toward toward) {
+  const T q = a / b;
+  // a - q b, exact: the quotient is above q where it has b's sign.
+  const T remainder = std::isfinite(q) && b != 0 ? std::fma(-q, b, a) : T(0);
+  return round_toward(q, double(remainder) * (b < 0 ? -1.0 : 1.0), toward,
+                      std::isfinite(a) && std::isfinite(b) && b != 0);
+}
+template <class T>
+T sqrt_toward(T x, Toward toward) {
+  const T s = std::sqrt(x);
+  return round_toward(s, std::isfinite(s) ? double(std::fma(-s, s, x)) : 0.0, toward, std::isfinite(x));
+}
+/// fmaf directed: a·b is exact in double; the sum with c and its exact error decide the side.
+inline float fmaf_toward(float a, float b, float c, Toward toward) {
+  const float nearest = std::fma(a, b, c);
+  const double product = double(a) * double(b), sum = product + double(c);
+  const double beyond = sum_error(product, double(c), sum), difference = sum - double(nearest);
+  return round_toward(nearest, difference != 0 ? difference : beyond, toward,
+                      std::isfinite(a) && std::isfinite(b) && std::isfinite(c));
+}
+
+}  // namespace detail
+}  // namespace cudasim
+
+#define CUDASIM_DIRECTED(suffix, toward)                                                                        \
+  inline float __fadd_##suffix(float a, float b) { return cudasim::detail::add_toward(a, b, toward); }             \
+  inline float __fsub_##suffix(float a, float b) { return cudasim::detail::add_toward(a, -b, toward); }            \
+  inline float __fmul_##suffix(float a, float b) { return cudasim::detail::mul_toward(a, b, toward); }             \
+  inline float __fdiv_##suffix(float a, float b) { return cudasim::detail::div_toward(a, b, toward); }             \
+  inline float __frcp_##suffix(float x) { return cudasim::detail::div_toward(1.0f, x, toward); }                   \
+  inline float __fsqrt_##suffix(float x) { return cudasim::detail::sqrt_toward(x, toward); }                       \
+  inline float __fmaf_##suffix(float a, float b, float c) { return cudasim::detail::fmaf_toward(a, b, c, toward); } \
+  inline double __dadd_##suffix(double a, double b) { return cudasim::detail::add_toward(a, b, toward); }          \
+  inline double __dsub_##suffix(double a, double b) { return cudasim::detail::add_toward(a, -b, toward); }         \
+  inline double __dmul_##suffix(double a, double b) { return cudasim::detail::mul_toward(a, b, toward); }          \
+  inline double __ddiv_##suffix(double a, double b) { return cudasim::detail::div_toward(a, b, toward); }          \
+  inline double __drcp_##suffix(double x) { return cudasim::detail::div_toward(1.0, x, toward); }                  \
+  inline double __dsqrt_##suffix(double x) { return cudasim::detail::sqrt_toward(x, toward); }
+CUDASIM_DIRECTED(rd, cudasim::detail::Toward::down)
+CUDASIM_DIRECTED(ru, cudasim::detail::Toward::up)
+CUDASIM_DIRECTED(rz, cudasim::detail::Toward::zero)
+#undef CUDASIM_DIRECTED
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __drcp_rn(double x) { return 1.0 / x; }
+inline double __dsqrt_rn(double x) { return std::sqrt(x); }
+
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
