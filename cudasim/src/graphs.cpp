@@ -5,8 +5,8 @@
 // that runs them all, so the host pays one call for the whole sequence. That is the point
 // lesson 01 makes: a chain of n tiny kernels costs n launch overheads one by one, and about one
 // when replayed as a graph. Independent branches of a graph run one after another here, not
-// side by side. (Multi-stream capture, memory, memset, event and child-graph nodes, and
-// updating an instantiated graph are not supported.)
+// side by side. (Memory-allocation, event and child-graph nodes, and updating an
+// instantiated graph, are not supported.)
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -216,6 +216,37 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, c
   const cudaError_t valid = copy_node_work(dst, src, count, kind, work);
   if (valid != cudaSuccess) return record_error(valid);
   return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaMemcpy3DParms* params) {
+  std::function<void()> work;
+  const cudaError_t valid = copy_3d_node_work(params, work);
+  if (valid != cudaSuccess) return record_error(valid);
+  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaMemsetParams* params) {
+  std::function<void()> work;
+  const cudaError_t valid = memset_node_work(params, work);
+  if (valid != cudaSuccess) return record_error(valid);
+  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
+  if (clone == nullptr) return record_error(cudaErrorInvalidValue);
+  auto copy = std::make_unique<Graph>();
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    const Graph* g = find_graph(original);
+    if (g == nullptr) return record_error(cudaErrorInvalidValue);
+    for (const auto& n : g->nodes) copy->add(n->work);
+    for (size_t i = 0; i < g->nodes.size(); ++i)
+      for (const Node* d : g->nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(copy->nodes[g->index.at(d)].get());
+  }
+  *clone = register_graph(std::move(copy));
+  return cudaSuccess;
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,

@@ -85,6 +85,10 @@ int device_of(const void* pointer);
 /// A graph's 1-D copy node: validated as cudaMemcpy validates, its work counted when it runs.
 cudaError_t copy_node_work(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
                            std::function<void()>& work);
+/// A graph's 3-D copy node (cudaGraphAddMemcpyNode), validated as cudaMemcpy3D validates.
+cudaError_t copy_3d_node_work(const cudaMemcpy3DParms* params, std::function<void()>& work);
+/// A graph's memset node (cudaGraphAddMemsetNode): rows of 1-, 2- or 4-byte elements.
+cudaError_t memset_node_work(const cudaMemsetParams* params, std::function<void()>& work);
 
 // ---- links (links.cpp) ----------------------------------------------------------------------------
 /// Runs `copy` (of `bytes` from `src` to `dst`) and returns no sooner than the link model says

@@ -24,8 +24,17 @@ struct KnownKernel {
   std::string name;  // for launch reports; stable while the entry lives
 };
 
-std::mutex kernels_mutex;
-std::map<const void*, KnownKernel> kernels;
+/// The registry. Kernels register themselves from static initialisers of the programs' own
+/// files (the rewrite adds one after each kernel definition), which may run before this
+/// file's, so it is made on first use.
+struct KernelRegistry {
+  std::mutex mutex;
+  std::map<const void*, KnownKernel> kernels;
+};
+KernelRegistry& known() {
+  static KernelRegistry* registry = new KernelRegistry;  // never destroyed: used until exit
+  return *registry;
+}
 
 /// The kernel's name from the symbol table where the executable exports it, else its address.
 std::string symbol_name(const void* kernel) {
@@ -43,15 +52,17 @@ std::string symbol_name(const void* kernel) {
 }  // namespace
 
 void register_kernel(const void* kernel, ArgumentUnpacker unpack, std::size_t parameter_count) {
-  std::lock_guard<std::mutex> lock(kernels_mutex);
-  auto it = kernels.find(kernel);
-  if (it == kernels.end()) kernels.emplace(kernel, KnownKernel{unpack, parameter_count, symbol_name(kernel)});
+  KernelRegistry& r = known();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.kernels.find(kernel);
+  if (it == r.kernels.end()) r.kernels.emplace(kernel, KnownKernel{unpack, parameter_count, symbol_name(kernel)});
 }
 
 bool find_kernel(const void* kernel, ArgumentUnpacker& unpack, std::size_t& parameter_count, const char*& name) {
-  std::lock_guard<std::mutex> lock(kernels_mutex);
-  auto it = kernels.find(kernel);
-  if (it == kernels.end()) return false;
+  KernelRegistry& r = known();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.kernels.find(kernel);
+  if (it == r.kernels.end()) return false;
   unpack = it->second.unpack;
   parameter_count = it->second.parameter_count;
   name = it->second.name.c_str();
@@ -77,8 +88,9 @@ int resident_blocks(int block_size, std::size_t dynamic_shared_bytes) {
 }
 
 bool is_known_kernel(const void* kernel) {
-  std::lock_guard<std::mutex> lock(kernels_mutex);
-  return kernels.count(kernel) != 0;
+  KernelRegistry& r = known();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.kernels.count(kernel) != 0;
 }
 
 cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const void* func,

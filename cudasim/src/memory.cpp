@@ -587,77 +587,289 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
 }
 
 namespace {
-/// Validates a 2-D copy; `rows` receives the copy of all rows, to run on a stream.
-cudaError_t prepare_copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                            size_t height, cudaMemcpyKind kind, const char* api, std::function<void()>& rows) {
-  if (width > dpitch || width > spitch) {
+/// A copy of rows of `width` bytes: `height` rows per slice and `depth` slices, each side with
+/// its own row pitch and slice stride (a 2-D copy is one slice).
+struct StridedCopy {
+  char* dst;
+  const char* src;
+  std::size_t width, height, depth;
+  std::size_t dst_pitch, dst_slice, src_pitch, src_slice;
+
+  std::size_t bytes() const { return width * height * depth; }
+  void run() const {
+    const StridedCopy c = *this;
+    copy_across_link(dst, src, bytes(), [c] {
+      for (std::size_t z = 0; z < c.depth; ++z)
+        for (std::size_t y = 0; y < c.height; ++y)
+          std::memcpy(c.dst + z * c.dst_slice + y * c.dst_pitch, c.src + z * c.src_slice + y * c.src_pitch, c.width);
+    });
+  }
+};
+
+/// The bytes from the first to the last one a strided access touches; false on overflow.
+bool strided_span(std::size_t width, std::size_t height, std::size_t depth, std::size_t pitch, std::size_t slice,
+                  std::size_t& span) {
+  std::size_t rows = 0, slices = 0;
+  return !__builtin_mul_overflow(pitch, height - 1, &rows) && !__builtin_mul_overflow(slice, depth - 1, &slices) &&
+         !__builtin_add_overflow(rows, slices, &span) && !__builtin_add_overflow(span, width, &span);
+}
+
+/// Checks a strided copy's pitches, the memory spaces `kind` names and its device ranges.
+cudaError_t check_strided_copy(const StridedCopy& c, cudaMemcpyKind kind, const char* api) {
+  if (c.width > c.dst_pitch || c.width > c.src_pitch) {
     report("%s: the width (%zu bytes) is larger than the destination pitch (%zu) or the source pitch (%zu)",
-           api, width, dpitch, spitch);
+           api, c.width, c.dst_pitch, c.src_pitch);
     return cudaErrorInvalidPitchValue;
   }
-  if (height == 0 || width == 0) return cudaSuccess;
-  const std::size_t dst_span = dpitch * (height - 1) + width;
-  const std::size_t src_span = spitch * (height - 1) + width;
-  const cudaError_t valid = check_copy_spans(dst, dst_span, src, src_span, kind, api);
+  if (c.width == 0 || c.height == 0 || c.depth == 0) return cudaSuccess;
+  std::size_t dst_span = 0, src_span = 0;
+  if (!strided_span(c.width, c.height, c.depth, c.dst_pitch, c.dst_slice, dst_span) ||
+      !strided_span(c.width, c.height, c.depth, c.src_pitch, c.src_slice, src_span)) {
+    report("%s: the copy's size overflows the address space", api);
+    return cudaErrorInvalidValue;
+  }
+  const cudaError_t valid = check_copy_spans(c.dst, dst_span, c.src, src_span, kind, api);
   if (valid != cudaSuccess) return valid;
-  if (sticky_error() != cudaSuccess) return sticky_error();
-  record_copy(dst, src, width * height);
-  rows = [=] {
-    copy_across_link(dst, src, width * height, [=] {
-      for (std::size_t row = 0; row < height; ++row)
-        std::memcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
-    });
-  };
+  return sticky_error();
+}
+
+StridedCopy copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height) {
+  return {static_cast<char*>(dst), static_cast<const char*>(src), width, height, 1, dpitch, dpitch * height,
+          spitch, spitch * height};
+}
+
+/// One side of a 3-D copy: where its first byte is, and its row pitch and slice stride.
+cudaError_t pitched_side(const cudaPitchedPtr& side, const cudaPos& pos, const cudaExtent& extent,
+                         const char* which, const char* api, char*& first, std::size_t& pitch,
+                         std::size_t& slice) {
+  if (extent.width > side.pitch || pos.x > side.pitch - extent.width) {
+    report("%s: the %s's rows are %zu bytes apart, but the copy reaches byte %zu of a row", api, which, side.pitch,
+           pos.x + extent.width);
+    return cudaErrorInvalidPitchValue;
+  }
+  if (extent.depth > 1 && pos.y + extent.height > side.ysize) {
+    report("%s: the %s's slices have %zu rows, but the copy of %zu slices reaches row %zu of each", api, which,
+           side.ysize, extent.depth, pos.y + extent.height);
+    return cudaErrorInvalidValue;
+  }
+  pitch = side.pitch;
+  slice = side.pitch * side.ysize;
+  first = static_cast<char*>(side.ptr) + pos.z * slice + pos.y * pitch + pos.x;
   return cudaSuccess;
+}
+
+/// The strided copy that a cudaMemcpy3DParms describes, validated.
+cudaError_t copy_3d(const cudaMemcpy3DParms* p, const char* api, StridedCopy& c) {
+  if (p == nullptr) return cudaErrorInvalidValue;
+  if (p->srcArray != nullptr || p->dstArray != nullptr) {
+    report("%s: CUDA arrays are not simulated; copy between linear memory (srcPtr and dstPtr)", api);
+    return cudaErrorNotSupported;
+  }
+  const cudaExtent& e = p->extent;
+  char* src = nullptr;
+  c = {nullptr, nullptr, e.width, e.height, e.depth, 0, 0, 0, 0};
+  if (c.bytes() == 0) return cudaSuccess;
+  cudaError_t valid = pitched_side(p->dstPtr, p->dstPos, e, "destination", api, c.dst, c.dst_pitch, c.dst_slice);
+  if (valid == cudaSuccess)
+    valid = pitched_side(p->srcPtr, p->srcPos, e, "source", api, src, c.src_pitch, c.src_slice);
+  c.src = src;
+  return valid == cudaSuccess ? check_strided_copy(c, p->kind, api) : valid;
+}
+
+/// A checked strided copy, done as cudaMemcpy does a copy: after the legacy stream's work.
+cudaError_t copy_now(const StridedCopy& c) {
+  if (c.bytes() == 0) return cudaSuccess;
+  wait_for_other_devices(c.dst, c.src);
+  record_copy(c.dst, c.src, c.bytes());
+  run_synchronously(nullptr, [c] { c.run(); }, pageable_host_side(c.dst, c.src));
+  return sticky_error();
+}
+
+/// A checked strided copy, queued on `stream` as cudaMemcpyAsync queues a copy: asynchronous
+/// only when the host side, if any, is page-locked.
+cudaError_t copy_on_stream(const StridedCopy& c, cudaStream_t stream) {
+  if (c.bytes() == 0) return cudaSuccess;
+  record_copy(c.dst, c.src, c.bytes());
+  const void* host_side = is_device_pointer(c.dst) ? c.src : c.dst;
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
+  auto rows = [c] { c.run(); };
+  return asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows, true);
 }
 }  // namespace
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
-  std::function<void()> rows;
-  const cudaError_t valid = prepare_copy_2d(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D", rows);
-  if (valid != cudaSuccess || !rows) return record_error(valid);
-  wait_for_other_devices(dst, src);
-  run_synchronously(nullptr, rows, pageable_host_side(dst, src));
-  return record_error(sticky_error());
+  const StridedCopy c = copy_2d(dst, dpitch, src, spitch, width, height);
+  const cudaError_t valid = check_strided_copy(c, kind, "cudaMemcpy2D");
+  return record_error(valid != cudaSuccess ? valid : copy_now(c));
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                               size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
-  std::function<void()> rows;
-  const cudaError_t valid =
-      prepare_copy_2d(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync", rows);
-  if (valid != cudaSuccess || !rows) return record_error(valid);
-  // Asynchronous under the same rule as cudaMemcpyAsync: only with page-locked host memory.
-  const void* host_side = is_device_pointer(dst) ? src : dst;
-  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
-  return record_error(asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows, true));
+  const StridedCopy c = copy_2d(dst, dpitch, src, spitch, width, height);
+  const cudaError_t valid = check_strided_copy(c, kind, "cudaMemcpy2DAsync");
+  return record_error(valid != cudaSuccess ? valid : copy_on_stream(c, stream));
 }
 
-cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
-  if (count == 0) return cudaSuccess;
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* params) {
+  StridedCopy c;
+  const cudaError_t valid = copy_3d(params, "cudaMemcpy3D", c);
+  return record_error(valid != cudaSuccess ? valid : copy_now(c));
+}
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* params, cudaStream_t stream) {
+  StridedCopy c;
+  const cudaError_t valid = copy_3d(params, "cudaMemcpy3DAsync", c);
+  return record_error(valid != cudaSuccess ? valid : copy_on_stream(c, stream));
+}
+
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent, const char* file, unsigned line) {
+  if (pitched == nullptr) return record_error(cudaErrorInvalidValue);
+  void* p = nullptr;
+  size_t pitch = 0;
+  const cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, extent.height * extent.depth, file, line);
+  if (e == cudaSuccess) *pitched = make_cudaPitchedPtr(p, pitch, extent.width, extent.height);
+  return e;
+}
+
+namespace cudasim::detail {
+cudaError_t copy_3d_node_work(const cudaMemcpy3DParms* params, std::function<void()>& work) {
+  StridedCopy c;
+  const cudaError_t valid = copy_3d(params, "cudaGraphAddMemcpyNode", c);
+  if (valid != cudaSuccess) return valid;
+  work = [c] {
+    if (c.bytes() == 0) return;
+    record_copy(c.dst, c.src, c.bytes());  // counted each time the graph runs
+    c.run();
+  };
+  return cudaSuccess;
+}
+}  // namespace cudasim::detail
+
+namespace {
+/// Checks that `count` bytes at `ptr` lie inside one live cudaMalloc allocation.
+cudaError_t check_memset_range(void* ptr, std::size_t count, const char* api) {
   AllocationInfo info;
   if (!is_device_pointer(ptr) || !arena().find(ptr, info, false) ||
       reinterpret_cast<std::uintptr_t>(ptr) - info.begin + count > info.size) {
-    report("cudaMemset(%p, %d, %zu): the range is not inside one live cudaMalloc allocation", ptr,
-           value, count);
-    return record_error(cudaErrorInvalidValue);
+    report("%s(%p, ..., %zu bytes): the range is not inside one live cudaMalloc allocation", api, ptr, count);
+    return cudaErrorInvalidValue;
   }
-  if (sticky_error() != cudaSuccess) return record_error(sticky_error());
-  record_memset(count);
-  return record_error(enqueue(stream, [=] {
-    std::memset(ptr, value, count);
-    charge_operation("memset", format_string("memset %zu bytes", count),
-                     cudasim::model_library_call(0, count, false, replaying_graph(), cudasim::modelled_gpu()).total_ns);
-  }));
+  return sticky_error();
+}
+
+/// Rows of elements of 1, 2 or 4 bytes set to (the low bytes of) `value`: `height` rows per
+/// slice, `depth` slices (cudaMemset is one row of bytes).
+struct StridedFill {
+  char* dst;
+  std::size_t element_size, width, height, depth;  // width in elements
+  std::size_t pitch, slice;
+  unsigned value;
+
+  std::size_t bytes() const { return element_size * width * height * depth; }
+  void run() const {
+    for (std::size_t z = 0; z < depth; ++z)
+      for (std::size_t y = 0; y < height; ++y) {
+        char* row = dst + z * slice + y * pitch;
+        if (element_size == 1) {
+          std::memset(row, static_cast<int>(value & 0xff), width);
+          continue;
+        }
+        for (std::size_t x = 0; x < width; ++x) std::memcpy(row + x * element_size, &value, element_size);
+      }
+    charge_operation("memset", format_string("memset %zu bytes", bytes()),
+                     cudasim::model_library_call(0, bytes(), false, replaying_graph(), cudasim::modelled_gpu()).total_ns);
+  }
+};
+
+/// Checks a fill's pitch and that it lies inside one allocation.
+cudaError_t check_fill(const StridedFill& f, const char* api) {
+  const std::size_t row_bytes = f.element_size * f.width;
+  if (f.height > 1 && row_bytes > f.pitch) {
+    report("%s: rows of %zu bytes do not fit a pitch of %zu bytes", api, row_bytes, f.pitch);
+    return cudaErrorInvalidPitchValue;
+  }
+  if (f.bytes() == 0) return cudaSuccess;
+  std::size_t span = 0;
+  if (!strided_span(row_bytes, f.height, f.depth, f.pitch, f.slice, span)) {
+    report("%s: the fill's size overflows the address space", api);
+    return cudaErrorInvalidValue;
+  }
+  return check_memset_range(f.dst, span, api);
+}
+
+/// A checked fill, queued on `stream` (or, with `wait`, done before returning).
+cudaError_t fill_on_stream(const StridedFill& f, cudaStream_t stream, bool wait) {
+  if (f.bytes() == 0) return cudaSuccess;
+  record_memset(f.bytes());
+  const cudaError_t queued = enqueue(stream, [f] { f.run(); });
+  if (queued != cudaSuccess || !wait) return queued;
+  run_synchronously(nullptr, {});
+  return sticky_error();
+}
+
+StridedFill fill_3d(const cudaPitchedPtr& pitched, int value, const cudaExtent& extent) {
+  return {static_cast<char*>(pitched.ptr), 1, extent.width, extent.height, extent.depth, pitched.pitch,
+          pitched.pitch * pitched.ysize, static_cast<unsigned>(value)};
+}
+}  // namespace
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
+  const StridedFill f{static_cast<char*>(ptr), 1, count, 1, 1, count, count, static_cast<unsigned>(value)};
+  const cudaError_t valid = check_fill(f, "cudaMemset");
+  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, stream, false));
 }
 
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
-  const cudaError_t e = cudaMemsetAsync(ptr, value, count, nullptr);
-  if (e != cudaSuccess) return e;
-  run_synchronously(nullptr, {});
-  return record_error(sticky_error());
+  const StridedFill f{static_cast<char*>(ptr), 1, count, 1, 1, count, count, static_cast<unsigned>(value)};
+  const cudaError_t valid = check_fill(f, "cudaMemset");
+  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, nullptr, true));
 }
+
+cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  const StridedFill f{static_cast<char*>(ptr), 1, width, height, 1, pitch, pitch * height, static_cast<unsigned>(value)};
+  const cudaError_t valid = check_fill(f, "cudaMemset2D");
+  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, stream, false));
+}
+
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height) {
+  const StridedFill f{static_cast<char*>(ptr), 1, width, height, 1, pitch, pitch * height, static_cast<unsigned>(value)};
+  const cudaError_t valid = check_fill(f, "cudaMemset2D");
+  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, nullptr, true));
+}
+
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent, cudaStream_t stream) {
+  const StridedFill f = fill_3d(pitched, value, extent);
+  const cudaError_t valid = check_fill(f, "cudaMemset3D");
+  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, stream, false));
+}
+
+cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent) {
+  const StridedFill f = fill_3d(pitched, value, extent);
+  const cudaError_t valid = check_fill(f, "cudaMemset3D");
+  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, nullptr, true));
+}
+
+namespace cudasim::detail {
+cudaError_t memset_node_work(const cudaMemsetParams* params, std::function<void()>& work) {
+  if (params == nullptr) return cudaErrorInvalidValue;
+  if (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4) {
+    report("cudaGraphAddMemsetNode: elements of %u bytes; a memset node sets elements of 1, 2 or 4 bytes",
+           params->elementSize);
+    return cudaErrorInvalidValue;
+  }
+  const StridedFill f{static_cast<char*>(params->dst), params->elementSize, params->width, params->height, 1,
+                      params->pitch, params->pitch * params->height, params->value};
+  const cudaError_t valid = check_fill(f, "cudaGraphAddMemsetNode");
+  if (valid != cudaSuccess) return valid;
+  work = [f] {
+    if (f.bytes() == 0) return;
+    record_memset(f.bytes());  // counted each time the graph runs
+    f.run();
+  };
+  return cudaSuccess;
+}
+}  // namespace cudasim::detail
 
 namespace {
 /// Checks a peer copy's devices and that each pointer is memory of its device.

@@ -31,7 +31,15 @@ using Clock = std::chrono::steady_clock;
 
 struct Stream;
 class WorkerPool;
-using CapturedGraph = GraphNodes;
+/// What stream capture records: the work of the stream that began it and of every stream
+/// that joined it (by waiting on an event recorded in a capturing stream), in the order it was
+/// captured. That order respects every dependency among them, since an operation is captured
+/// after what it waits for, so the graph runs them in it.
+struct CapturedGraph {
+  GraphNodes nodes;
+  const Stream* origin = nullptr;             // the stream that began the capture
+  std::vector<std::weak_ptr<Stream>> joined;  // the streams that joined it
+};
 WorkerPool& pool();
 
 /// "Everything queued on `stream` up to `ticket` has finished."
@@ -328,6 +336,7 @@ struct EventRecord {
   std::shared_ptr<Stream> stream;
   std::uint64_t ticket = 0;
   Clock::time_point time;
+  std::shared_ptr<CapturedGraph> capture;  // recorded while `stream` captured: a point in that graph
 };
 
 struct Event : CUevent_st {
@@ -384,7 +393,7 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> work) {
   std::shared_ptr<Stream> s = r.find(handle);
   if (!s) return cudaErrorInvalidResourceHandle;
   if (s->capture) {  // recorded, to run when the instantiated graph is launched
-    s->capture->push_back(std::move(work));
+    s->capture->nodes.push_back(std::move(work));
     return cudaSuccess;
   }
   push_task(r, s, std::move(work));
@@ -415,6 +424,7 @@ cudaError_t begin_capture(cudaStream_t handle) {
   if (!s) return cudaErrorInvalidResourceHandle;
   if (s->capture) return cudaErrorIllegalState;
   s->capture = std::make_shared<CapturedGraph>();
+  s->capture->origin = s.get();
   return cudaSuccess;
 }
 
@@ -424,7 +434,10 @@ cudaError_t end_capture(cudaStream_t handle, GraphNodes& nodes) {
   std::shared_ptr<Stream> s = r.find(handle);
   if (!s) return cudaErrorInvalidResourceHandle;
   if (!s->capture) return cudaErrorIllegalState;
-  nodes = std::move(*s->capture);
+  if (s->capture->origin != s.get()) return cudaErrorStreamCaptureUnmatched;
+  nodes = std::move(s->capture->nodes);
+  for (const std::weak_ptr<Stream>& joined : s->capture->joined)
+    if (std::shared_ptr<Stream> j = joined.lock(); j && j->capture == s->capture) j->capture.reset();
   s->capture.reset();
   return cudaSuccess;
 }
@@ -707,6 +720,27 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   std::lock_guard<std::mutex> lock(r.mutex);
   std::shared_ptr<Stream> s = r.find(stream);
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
+  if (rec->capture) {
+    // The event marks a point of a capture: the stream joins that capture (its work from now
+    // on is captured after everything captured so far), as CUDA forks a capture across streams.
+    if (s->capture == rec->capture) return cudaSuccess;
+    if (s->capture) {
+      report("cudaStreamWaitEvent: the stream captures one graph and the event was recorded while capturing another");
+      return record_error(cudaErrorStreamCaptureMerge);
+    }
+    if (s->legacy) {
+      report("cudaStreamWaitEvent: the legacy default stream cannot join a capture; create a stream");
+      return record_error(cudaErrorStreamCaptureUnsupported);
+    }
+    s->capture = rec->capture;
+    rec->capture->joined.push_back(s);
+    return cudaSuccess;
+  }
+  if (s->capture) {
+    report("cudaStreamWaitEvent: a capturing stream waits for an event recorded outside the capture; a graph "
+           "cannot depend on work outside it");
+    return record_error(cudaErrorStreamCaptureIsolation);
+  }
   // A no-op task that the stream may start only after the event's stream reached the record.
   Task task{{}, {{rec->stream, rec->ticket}}, host_now_ns()};
   {
@@ -763,6 +797,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   std::shared_ptr<Stream> s = r.find(stream);
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
   rec->stream = s;
+  if (s->capture) {  // a point in the captured graph, for other streams to join or wait on
+    rec->capture = s->capture;
+    std::lock_guard<std::mutex> l(e->mutex);
+    e->last = rec;
+    return cudaSuccess;
+  }
   // The task owns the record: the event may be recorded again or destroyed before the stream
   // gets there (both legal), which drops the event's reference.
   rec->ticket = push_task(r, s, [rec] { rec->time = Clock::now(); });
@@ -774,7 +814,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   Event* e = find_event(event);
   if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
-  if (std::shared_ptr<EventRecord> rec = last_record(e)) rec->stream->host_wait_for(rec->ticket);
+  std::shared_ptr<EventRecord> rec = last_record(e);
+  if (rec && rec->capture) return record_error(cudaErrorCapturedEvent);
+  if (rec) rec->stream->host_wait_for(rec->ticket);
   return record_error(sticky_error());
 }
 
@@ -783,6 +825,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (e == nullptr) return record_error(cudaErrorInvalidResourceHandle);
   std::shared_ptr<EventRecord> rec = last_record(e);
   if (!rec) return cudaSuccess;
+  if (rec->capture) return record_error(cudaErrorCapturedEvent);
   if (!rec->stream->reached(rec->ticket)) return cudaErrorNotReady;
   host_waited(host_now_ns(), rec->stream->end_of(rec->ticket));  // as cudaStreamQuery
   return cudaSuccess;
@@ -796,6 +839,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   if (!a->timing || !b->timing) return record_error(cudaErrorInvalidResourceHandle);
   std::shared_ptr<EventRecord> ra = last_record(a), rb = last_record(b);
   if (!ra || !rb) return record_error(cudaErrorInvalidResourceHandle);
+  if (ra->capture || rb->capture) return record_error(cudaErrorCapturedEvent);
   if (!ra->stream->reached(ra->ticket) || !rb->stream->reached(rb->ticket)) return cudaErrorNotReady;
   if (cudasim::model_time_enabled())
     *ms = static_cast<float>((rb->stream->end_of(rb->ticket) - ra->stream->end_of(ra->ticket)) / 1e6);

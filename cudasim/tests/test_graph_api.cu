@@ -1,10 +1,12 @@
-// CUDA graphs built node by node: kernel, 1-D copy, host and empty nodes, dependencies given
+// CUDA graphs built node by node: kernel, 1-D and 3-D copy, memset, host and empty nodes, and
+// clones of a graph; dependencies given
 // when a node is added or later with cudaGraphAddDependencies, instantiated and launched more
 // than once. Kernel arguments are copied when the node is added. Valid CUDA: the same file runs
 // on a GPU (cudaGraphAddDependencies takes edge data from CUDA 13 on).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -62,10 +64,8 @@ TEST(GraphApi, DiamondOfCopiesAndKernelsRunsInDependencyOrderEachLaunch) {
   float factor = 2.0f;
   void* args2[] = {&in, &twice, &count, &factor};
   cudaKernelNodeParams p2 = kernel_params(reinterpret_cast<void*>(scale_into), dim3((n + 127) / 128), dim3(128), args2);
-  // The kernel's type is named once, so that the simulator can unpack `args` (see cudaLaunchKernel).
-  cudaFuncAttributes attributes;
-  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, scale_into));
-  ASSERT_CUDA(cudaFuncGetAttributes(&attributes, add_into));
+  // Neither kernel was launched or named with its type before: the simulator knows them as the
+  // rewrite registered them (see cudaLaunchKernel).
   ASSERT_CUDA(cudaGraphAddKernelNode(&scale2, graph, &upload, 1, &p2));
   factor = 3.0f;  // the first node copied its arguments: this one gets 3
   void* args3[] = {&in, &thrice, &count, &factor};
@@ -172,6 +172,96 @@ TEST(GraphApi, HostAndEmptyNodesRunInDependencyOrder) {
   ASSERT_CUDA(cudaFree(d));
 }
 
+// A memset node fills a buffer with a 4-byte value, a 3-D copy node uploads 100 ints into its
+// middle and another copies it all back: each launch of the graph, and of its clone once the
+// original is destroyed, does all three in order.
+TEST(GraphApi, MemsetAndThreeDimensionalCopyNodesRunEachLaunchAndSoDoesAClone) {
+  const int n = 300, part = 100, offset = 50;
+  std::vector<int> h_in(part), h_out(n, 0);
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, n * sizeof(int)));
+
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  cudaMemsetParams fill = {};
+  fill.dst = d;
+  fill.value = 7;
+  fill.elementSize = sizeof(int);
+  fill.width = n;
+  fill.height = 1;
+  cudaGraphNode_t set, upload, download;
+  ASSERT_CUDA(cudaGraphAddMemsetNode(&set, graph, nullptr, 0, &fill));
+  cudaMemcpy3DParms in = {};
+  in.srcPtr = make_cudaPitchedPtr(h_in.data(), part * sizeof(int), part, 1);
+  in.dstPtr = make_cudaPitchedPtr(d, n * sizeof(int), n, 1);
+  in.dstPos = make_cudaPos(offset * sizeof(int), 0, 0);
+  in.extent = make_cudaExtent(part * sizeof(int), 1, 1);
+  in.kind = cudaMemcpyHostToDevice;
+  ASSERT_CUDA(cudaGraphAddMemcpyNode(&upload, graph, &set, 1, &in));
+  cudaMemcpy3DParms out = {};
+  out.srcPtr = make_cudaPitchedPtr(d, n * sizeof(int), n, 1);
+  out.dstPtr = make_cudaPitchedPtr(h_out.data(), n * sizeof(int), n, 1);
+  out.extent = make_cudaExtent(n * sizeof(int), 1, 1);
+  out.kind = cudaMemcpyDeviceToHost;
+  ASSERT_CUDA(cudaGraphAddMemcpyNode(&download, graph, &upload, 1, &out));
+
+  cudaGraph_t clone;
+  ASSERT_CUDA(cudaGraphClone(&clone, graph));
+  size_t node_count = 0;
+  ASSERT_CUDA(cudaGraphGetNodes(clone, nullptr, &node_count));
+  EXPECT_EQ(node_count, 3u);
+  cudaGraphExec_t exec, clone_exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaGraphInstantiate(&clone_exec, clone, 0));
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  for (int launch = 0; launch < 4; ++launch) {
+    for (int i = 0; i < part; ++i) h_in[i] = launch * 1000 + i;
+    std::fill(h_out.begin(), h_out.end(), 0);
+    ASSERT_CUDA(cudaGraphLaunch(launch % 2 == 0 ? exec : clone_exec, s));
+    ASSERT_CUDA(cudaStreamSynchronize(s));
+    for (int i = 0; i < n; ++i) {
+      const int expected = i >= offset && i < offset + part ? h_in[i - offset] : 7;
+      ASSERT_EQ(h_out[i], expected) << "launch " << launch << " at " << i;
+    }
+  }
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphExecDestroy(clone_exec));
+  ASSERT_CUDA(cudaGraphDestroy(clone));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  ASSERT_CUDA(cudaFree(d));
+}
+
+// Two-byte elements in rows: only `width` elements of each row are set.
+TEST(GraphApi, AMemsetNodeSetsTwoByteElementsRowByRow) {
+  const size_t pitch = 32, rows = 3, width = 5;  // pitch in bytes, width in elements
+  unsigned short* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, pitch * rows));
+  ASSERT_CUDA(cudaMemset(d, 0, pitch * rows));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  cudaMemsetParams fill = {};
+  fill.dst = d;
+  fill.pitch = pitch;
+  fill.value = 0xbeef;
+  fill.elementSize = 2;
+  fill.width = width;
+  fill.height = rows;
+  cudaGraphNode_t set;
+  ASSERT_CUDA(cudaGraphAddMemsetNode(&set, graph, nullptr, 0, &fill));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphLaunch(exec, nullptr));
+  std::vector<unsigned short> back(pitch * rows / 2);
+  ASSERT_CUDA(cudaMemcpy(back.data(), d, pitch * rows, cudaMemcpyDeviceToHost));
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < pitch / 2; ++c) ASSERT_EQ(back[r * pitch / 2 + c], c < width ? 0xbeef : 0) << r << "," << c;
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaFree(d));
+}
+
 TEST(GraphApi, BadArgumentsAreInvalidValues) {
   cudaGraph_t graph;
   ASSERT_CUDA(cudaGraphCreate(&graph, 0));
@@ -179,7 +269,17 @@ TEST(GraphApi, BadArgumentsAreInvalidValues) {
   EXPECT_EQ(cudaGraphAddKernelNode(&node, graph, nullptr, 0, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGraphAddEmptyNode(nullptr, graph, nullptr, 0), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGraphCreate(nullptr, 0), cudaErrorInvalidValue);
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 64));
+  cudaMemsetParams fill = {};
+  fill.dst = d;
+  fill.elementSize = 3;  // 1, 2 or 4
+  fill.width = 4;
+  fill.height = 1;
+  EXPECT_EQ(cudaGraphAddMemsetNode(&node, graph, nullptr, 0, &fill), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGraphAddMemcpyNode(&node, graph, nullptr, 0, nullptr), cudaErrorInvalidValue);
   cudaGetLastError();
+  ASSERT_CUDA(cudaFree(d));
   ASSERT_CUDA(cudaGraphDestroy(graph));
 }
 

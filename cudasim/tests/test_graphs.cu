@@ -1,5 +1,6 @@
 // CUDA graphs by stream capture: a recorded sequence replays with one host call, and gives the
-// same results as the launches it recorded.
+// same results as the launches it recorded; a capture may fork into other streams through
+// events and join back.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +16,11 @@ __global__ void add_one(int* values, int n) {
 __global__ void times_two(int* values, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) values[i] *= 2;
+}
+
+__global__ void times_ten_plus(int* values, const int* other, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) values[i] = values[i] * 10 + other[i];
 }
 
 class Graphs : public ::testing::Test {
@@ -89,6 +95,77 @@ TEST_F(Graphs, ReplayingCostsOneHostCallInsteadOfOnePerKernel) {
   GTEST_SKIP() << "host API call counts come from the simulator";
 #endif
 }
+
+// The capture forks into `side` through one event and joins back through another: `side`'s
+// work is captured too, and each replay runs it before the kernel that waits for it.
+TEST_F(Graphs, ACaptureForksIntoAnotherStreamThroughAnEventAndJoinsBack) {
+  cudaStream_t side{};
+  cudaEvent_t fork{}, join{};
+  int* other = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&side), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&fork), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&join), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&other, kN * sizeof(int)), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(fork, stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(side, fork, 0), cudaSuccess);
+  cudaStreamCaptureStatus status{};
+  ASSERT_EQ(cudaStreamIsCapturing(side, &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  ASSERT_EQ(cudaMemsetAsync(other, 0, kN * sizeof(int), side), cudaSuccess);
+  add_one<<<3, 128, 0, side>>>(other, kN);  // other = 1
+  ASSERT_EQ(cudaEventRecord(join, side), cudaSuccess);
+  add_one<<<3, 128, 0, stream_>>>(values_, kN);  // v + 1, alongside
+  ASSERT_EQ(cudaStreamWaitEvent(stream_, join, 0), cudaSuccess);
+  times_ten_plus<<<3, 128, 0, stream_>>>(values_, other, kN);  // (v + 1) * 10 + 1
+  cudaGraph_t graph{};
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  ASSERT_EQ(cudaStreamIsCapturing(side, &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);  // ending the capture ended it for side too
+  EXPECT_EQ(values()[0], 0);                       // recording ran nothing
+
+  size_t nodes = 0;
+  ASSERT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+  EXPECT_EQ(nodes, 4u);  // the memset and three kernels; events are edges, not nodes
+  cudaGraphExec_t exec{};
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) ASSERT_EQ(cudaGraphLaunch(exec, stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+  const std::vector<int> after = values();
+  for (int i = 0; i < kN; ++i) ASSERT_EQ(after[i], 121) << "at " << i;  // 0 -> 11 -> 121
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_EQ(cudaFree(other), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(fork), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(join), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(side), cudaSuccess);
+}
+
+#ifdef CUDASIM  // how a GPU answers these misuses is documented only in part
+TEST_F(Graphs, ACaptureEndsOnlyWhereItBeganAndItsEventsCannotBeWaitedForByTheHost) {
+  cudaStream_t side{};
+  cudaEvent_t fork{}, outside{};
+  ASSERT_EQ(cudaStreamCreate(&side), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&fork), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&outside), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(outside, side), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
+  EXPECT_EQ(cudaStreamWaitEvent(stream_, outside, 0), cudaErrorStreamCaptureIsolation);
+  ASSERT_EQ(cudaEventRecord(fork, stream_), cudaSuccess);
+  EXPECT_EQ(cudaEventSynchronize(fork), cudaErrorCapturedEvent);
+  EXPECT_EQ(cudaEventQuery(fork), cudaErrorCapturedEvent);
+  ASSERT_EQ(cudaStreamWaitEvent(side, fork, 0), cudaSuccess);
+  cudaGraph_t graph{};
+  EXPECT_EQ(cudaStreamEndCapture(side, &graph), cudaErrorStreamCaptureUnmatched);
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  (void)cudaGetLastError();
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(fork), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(outside), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(side), cudaSuccess);
+}
+#endif
 
 TEST_F(Graphs, TheLegacyStreamCannotBeCapturedAndACapturingStreamCannotBeWaitedFor) {
   EXPECT_EQ(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeGlobal), cudaErrorStreamCaptureUnsupported);

@@ -36,6 +36,18 @@ __global__ void fill(int* out, int n, int value) {
 
 __global__ void no_arguments_kernel() {}
 
+// Launched only through `const void*` below, never by chevrons nor named with its type: nvcc's
+// runtime knows every kernel of the program, and so must the simulator. One has a barrier (a
+// coroutine on the simulator); the other is one of two overloads.
+__global__ void reverse_block(int* data) {
+  __shared__ int tile[64];
+  tile[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}
+__global__ void add_to(int* data, int amount) { data[threadIdx.x] += amount; }
+__global__ void add_to(float* data, float amount) { data[threadIdx.x] += amount; }
+
 void not_a_kernel(int*) {}
 
 TEST(LaunchKernel, TemplateOverloadLaunchesWithArgumentPointers) {
@@ -105,6 +117,25 @@ TEST(LaunchKernel, CApiLaunchesAKernelGivenAsAVoidPointer) {
   ASSERT_CUDA(cudaMemcpy(got.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], 17) << "at " << i;
   ASSERT_CUDA(cudaFree(out));
+}
+
+TEST(LaunchKernel, CApiLaunchesKernelsTheProgramNeverLaunchedOrNamedBefore) {
+  const int n = 64;
+  std::vector<int> host(n);
+  for (int i = 0; i < n; ++i) host[i] = i;
+  int* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, n * sizeof(int)));
+  ASSERT_CUDA(cudaMemcpy(d, host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  void* reverse_args[] = {&d};
+  ASSERT_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(reverse_block), dim3(1), dim3(n), reverse_args, 0,
+                               nullptr));
+  int amount = 1000;
+  void* add_args[] = {&d, &amount};
+  void (*add_ints)(int*, int) = add_to;
+  ASSERT_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(add_ints), dim3(1), dim3(n), add_args, 0, nullptr));
+  ASSERT_CUDA(cudaMemcpy(host.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], n - 1 - i + 1000) << "at " << i;
+  ASSERT_CUDA(cudaFree(d));
 }
 
 TEST(LaunchKernel, KernelWithoutParametersTakesNullArgs) {

@@ -1,7 +1,8 @@
 // Stream-ordered runtime calls: cudaMallocAsync / cudaFreeAsync (the buffer is usable by work
 // queued after the allocation on its stream, and is freed in stream order), cudaLaunchHostFunc
 // and cudaStreamAddCallback (the host function runs after the work queued before it), cudaMallocPitch, and
-// cudaMemcpy2D / cudaMemcpy2DAsync with their pitch rules. Delays come from clock64() spins,
+// cudaMemcpy2D / cudaMemcpy2DAsync with their pitch rules, 3-D copies (cudaMalloc3D,
+// cudaMemcpy3D, cudaMemcpy3DAsync) and pitched memsets. Delays come from clock64() spins,
 // so the checks hold on a GPU too. Valid CUDA: the same file runs on a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -312,7 +313,123 @@ TEST(PitchedMemory, WidthLargerThanAPitchIsAnError) {
   cudaGetLastError();
 }
 
+// A box of 3 x 2 x 3 ints (x, y, z) from a 7 x 5 x 4 host volume at (1, 2, 1) into a device
+// volume at (2, 1, 0), then the whole device volume back: the box lands where it should and
+// nothing around it changes.
+TEST(PitchedMemory, Memcpy3DCopiesABoxBetweenPitchedVolumes) {
+  const int nx = 7, ny = 5, nz = 4;
+  std::vector<int> host(nx * ny * nz);
+  for (int i = 0; i < nx * ny * nz; ++i) host[i] = i;
+  cudaPitchedPtr volume;
+  const cudaExtent whole = make_cudaExtent(nx * sizeof(int), ny, nz);
+  ASSERT_CUDA(cudaMalloc3D(&volume, whole));
+  ASSERT_GE(volume.pitch, nx * sizeof(int));
+  ASSERT_CUDA(cudaMemset3D(volume, 0xff, whole));  // every int -1
+
+  cudaMemcpy3DParms in = {};
+  in.srcPtr = make_cudaPitchedPtr(host.data(), nx * sizeof(int), nx, ny);
+  in.srcPos = make_cudaPos(1 * sizeof(int), 2, 1);
+  in.dstPtr = volume;
+  in.dstPos = make_cudaPos(2 * sizeof(int), 1, 0);
+  in.extent = make_cudaExtent(3 * sizeof(int), 2, 3);
+  in.kind = cudaMemcpyHostToDevice;
+  ASSERT_CUDA(cudaMemcpy3D(&in));
+
+  std::vector<int> back(nx * ny * nz, 0);
+  cudaMemcpy3DParms out = {};
+  out.srcPtr = volume;
+  out.dstPtr = make_cudaPitchedPtr(back.data(), nx * sizeof(int), nx, ny);
+  out.extent = whole;
+  out.kind = cudaMemcpyDeviceToHost;
+  ASSERT_CUDA(cudaMemcpy3D(&out));
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const bool in_box = x >= 2 && x < 5 && y >= 1 && y < 3 && z < 3;
+        const int expected = in_box ? host[((z + 1) * ny + (y - 1 + 2)) * nx + (x - 2 + 1)] : -1;
+        ASSERT_EQ(back[(z * ny + y) * nx + x], expected) << x << "," << y << "," << z;
+      }
+  ASSERT_CUDA(cudaFree(volume.ptr));
+}
+
+TEST(PitchedMemory, Memcpy3DAsyncRunsInOrderOnItsStream) {
+  const int nx = 33, ny = 3, nz = 2;
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaPitchedPtr volume;
+  ASSERT_CUDA(cudaMalloc3D(&volume, make_cudaExtent(nx * sizeof(int), ny, nz)));
+  int* h = nullptr;
+  ASSERT_CUDA(cudaMallocHost(&h, nx * ny * nz * sizeof(int)));
+  for (int i = 0; i < nx * ny * nz; ++i) h[i] = -1;
+  const int words = static_cast<int>(volume.pitch * ny * nz / sizeof(int));
+  slow_fill<<<(words + 255) / 256, 256, 0, s>>>(static_cast<int*>(volume.ptr), words, 7, kSlow);
+  cudaMemcpy3DParms p = {};
+  p.srcPtr = volume;
+  p.dstPtr = make_cudaPitchedPtr(h, nx * sizeof(int), nx, ny);
+  p.extent = make_cudaExtent(nx * sizeof(int), ny, nz);
+  p.kind = cudaMemcpyDeviceToHost;
+  ASSERT_CUDA(cudaMemcpy3DAsync(&p, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < nx * ny * nz; ++i) ASSERT_EQ(h[i], 7) << "at " << i;
+  ASSERT_CUDA(cudaFreeHost(h));
+  ASSERT_CUDA(cudaFree(volume.ptr));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
+TEST(PitchedMemory, Memset2DSetsOnlyTheWidthOfEachRow) {
+  char* d = nullptr;
+  size_t pitch = 0;
+  ASSERT_CUDA(cudaMallocPitch(&d, &pitch, 10, 3));
+  ASSERT_CUDA(cudaMemset(d, 0, pitch * 3));
+  ASSERT_CUDA(cudaMemset2D(d, pitch, 0x5a, 6, 3));
+  std::vector<char> back(pitch * 3);
+  ASSERT_CUDA(cudaMemcpy(back.data(), d, pitch * 3, cudaMemcpyDeviceToHost));
+  for (size_t r = 0; r < 3; ++r)
+    for (size_t c = 0; c < pitch; ++c) ASSERT_EQ(back[r * pitch + c], c < 6 ? 0x5a : 0) << r << "," << c;
+  ASSERT_CUDA(cudaFree(d));
+}
+
+TEST(PitchedMemory, Memcpy3DWithRowsBeyondAPitchOrASliceIsAnError) {
+  std::vector<char> a(4096), b(4096);
+  cudaMemcpy3DParms p = {};
+  p.srcPtr = make_cudaPitchedPtr(a.data(), 16, 16, 4);
+  p.dstPtr = make_cudaPitchedPtr(b.data(), 16, 16, 4);
+  p.kind = cudaMemcpyHostToHost;
+  p.extent = make_cudaExtent(12, 2, 2);
+  p.srcPos = make_cudaPos(8, 0, 0);  // bytes 8 to 20 of a 16-byte row
+  EXPECT_EQ(cudaMemcpy3D(&p), cudaErrorInvalidPitchValue);
+  p.srcPos = make_cudaPos(0, 3, 0);  // rows 3 and 4 of 4-row slices, in a copy of two slices
+  EXPECT_EQ(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
 #ifdef CUDASIM  // the simulator checks copies against the allocation's size
+TEST(PitchedMemory, Memcpy3DPastTheEndOfAnAllocationIsAnError) {
+  cudaPitchedPtr volume;
+  ASSERT_CUDA(cudaMalloc3D(&volume, make_cudaExtent(64, 4, 2)));
+  std::vector<char> h(64 * 4 * 3);
+  cudaMemcpy3DParms p = {};
+  p.srcPtr = make_cudaPitchedPtr(h.data(), 64, 64, 4);
+  p.dstPtr = volume;
+  p.extent = make_cudaExtent(64, 4, 3);  // three slices into a two-slice volume
+  p.kind = cudaMemcpyHostToDevice;
+  EXPECT_EQ(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemset3D(volume, 0, make_cudaExtent(64, 4, 3)), cudaErrorInvalidValue);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaFree(volume.ptr));
+}
+
+TEST(PitchedMemory, CudaArraysAreNotSimulated) {
+  cudaMemcpy3DParms p = {};
+  int word = 0;
+  p.srcPtr = make_cudaPitchedPtr(&word, 4, 1, 1);
+  p.dstArray = reinterpret_cast<cudaArray_t>(&word);
+  p.extent = make_cudaExtent(4, 1, 1);
+  p.kind = cudaMemcpyHostToDevice;
+  EXPECT_EQ(cudaMemcpy3D(&p), cudaErrorNotSupported);
+  cudaGetLastError();
+}
+
 TEST(PitchedMemory, Memcpy2DPastTheEndOfAnAllocationIsAnError) {
   int* d = nullptr;
   size_t pitch = 0;

@@ -50,6 +50,11 @@
 //     there (`__device__` helpers for newer GPUs) exists only in the device pass, so the host
 //     code cannot depend on it being absent. Elsewhere (host functions, `__host__ __device__`
 //     functions, `#ifdef`/`defined` at namespace scope) it stays undefined, as in the host pass.
+//   * Kernels known by address. After the closing brace of each kernel definition that is not
+//     a template, on the same line, `CUDASIM_KNOWN_KERNEL(name, (parameters))` registers the
+//     kernel with its parameter types when the program starts, as nvcc's runtime knows every
+//     kernel: cudaLaunchKernel((void*)k, ...) and graph kernel nodes then work for a kernel the
+//     program never launched with chevrons (see registerKernel for what is left out).
 //   * Kernels with barriers. In a `__global__` definition whose own body calls __syncthreads
 //     (or _count/_and/_or), those calls become `co_await ::cudasim::detail::await_syncthreads...`
 //     and `return` becomes `co_return`: the kernel becomes a coroutine, whose threads the
@@ -942,6 +947,52 @@ std::size_t convertKernelWithBarriers(const Source& source, std::size_t globalPo
     return bodyOpen;
 }
 
+// For the kernel definition whose `__global__` is at `globalPos` and whose body opens at
+// `bodyOpen`: an insertion right after the body's closing brace, on the same line, of
+// `CUDASIM_KNOWN_KERNEL(name, (parameters))`, which registers the kernel with its parameter
+// types when the program starts (cudasim/execution.hpp). nvcc's runtime knows every kernel of
+// a program; the simulator otherwise knows only those it saw launched or named with their type,
+// and cudaLaunchKernel((void*)k, ...) or a graph kernel node of a kernel never launched before
+// would fail. The cast to the definition's own parameter list picks it among overloads. Left
+// out, and then known as before: templates (no single function to register), qualified
+// definitions (`ns::k`), parameter lists with default arguments, preprocessor lines or line
+// splices, and declarations whose parameter list cannot be told apart.
+std::optional<Edit> registerKernel(const Source& source, std::size_t globalPos, std::size_t bodyOpen) {
+    const std::size_t declStart = declarationStart(source, globalPos);
+    std::size_t paramsOpen = kNotFound, paramsClose = kNotFound;
+    bool returnsVoid = false;
+    int depth = 0;
+    for (std::size_t i = declStart; i < bodyOpen; ++i) {
+        if (!source.isCode(i) || source.isDirective(i)) continue;
+        if (source.isWordStart(i)) {
+            const std::string_view word = source.wordAt(i);
+            if (word == "template" || word == "operator") return std::nullopt;
+            if (depth == 0 && word == "void") returnsVoid = true;
+            i = source.wordEnd(i) - 1;
+            continue;
+        }
+        const char c = source.text()[i];
+        if (c == '(' && depth++ == 0) paramsOpen = i;
+        if (c == ')' && --depth == 0) paramsClose = i;
+    }
+    if (!returnsVoid || depth != 0 || paramsOpen == kNotFound || paramsClose == kNotFound) return std::nullopt;
+    const std::size_t nameEnd = source.skipBlanksAndCommentsBackward(paramsOpen);
+    const std::size_t nameStart = source.identifierEndingAt(nameEnd);
+    if (nameStart == kNotFound || !source.isWordStart(nameStart)) return std::nullopt;
+    const std::string_view name = source.wordAt(nameStart);
+    if (name.substr(0, 2) == "__" || name == "alignas" || name == "decltype") return std::nullopt;  // an attribute
+    const std::size_t beforeName = source.skipBlanksAndCommentsBackward(nameStart);
+    if (beforeName >= 2 && source.codeStartsWith(beforeName - 2, "::")) return std::nullopt;
+    for (std::size_t i = paramsOpen + 1; i < paramsClose; ++i) {
+        if (source.isCodeChar(i, '=') || source.isDirective(i) || (source.isCode(i) && isLineSpliceAt(source.text(), i)))
+            return std::nullopt;
+    }
+    const std::size_t bodyEnd = endOfBraced(source, bodyOpen);
+    if (bodyEnd == kNotFound) return std::nullopt;
+    const std::string parameters = source.normalizedText(paramsOpen + 1, paramsClose);
+    return Edit{bodyEnd, bodyEnd, " CUDASIM_KNOWN_KERNEL(" + std::string(name) + ", (" + parameters + "))"};
+}
+
 // ---------------------------------------------------------------------------------------------
 // The whole rewrite
 // ---------------------------------------------------------------------------------------------
@@ -1042,6 +1093,7 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
             if (word == "__global__" && !insideFunction() && !source.isDirective(pos)) {
                 const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, returningMacros, edits);
                 if (bodyOpen != kNotFound) {
+                    if (auto registration = registerKernel(source, pos, bodyOpen)) edits.push_back(std::move(*registration));
                     pos = bodyOpen;  // the body's '{' is handled by the loop
                     continue;
                 }

@@ -244,6 +244,16 @@ const void* known_kernel(T* pointer) {
   return reinterpret_cast<const void*>(pointer);
 }
 
+/// What the rewrite adds after each kernel definition that is not a template (see
+/// cudasim_rewrite.cpp): registers the kernel with its parameter types when the program starts,
+/// so that cudaLaunchKernel and graph kernel nodes can launch it by address, as with nvcc, even
+/// if nothing launched it with chevrons before. The cast picks the definition among overloads.
+#define CUDASIM_KNOWN_KERNEL(name, parameters)                                             \
+  [[maybe_unused]] static const void* const CUDASIM_KNOWN_KERNEL_ID(__COUNTER__) = \
+      ::cudasim::detail::known_kernel(static_cast<void(*) parameters>(name));
+#define CUDASIM_KNOWN_KERNEL_ID(counter) CUDASIM_KNOWN_KERNEL_JOIN(cudasim_known_kernel_, counter)
+#define CUDASIM_KNOWN_KERNEL_JOIN(a, b) a##b
+
 /// Registers the kernel of a launch by chevrons once per launch site (and again when the same
 /// site launches another function through a pointer variable).
 template <class Site, class... Params>

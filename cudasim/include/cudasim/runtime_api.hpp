@@ -108,6 +108,22 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                               size_t height, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* ptr, int value, size_t count);
+/// `extent.depth` slices of `extent.height` rows of `extent.width` bytes, between pitched
+/// regions (each `ptr`, offset by its `pos`): slices are `pitch * ysize` bytes apart. CUDA
+/// arrays are not simulated (cudaErrorNotSupported); a width beyond a pitch is
+/// cudaErrorInvalidPitchValue, rows beyond `ysize` in a copy of several slices
+/// cudaErrorInvalidValue.
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* params);
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* params, cudaStream_t stream = nullptr);
+/// A pitched 3-D allocation: rows of `extent.width` bytes padded to the pitch of cudaMallocPitch.
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent, const char* file = __builtin_FILE(),
+                         unsigned line = __builtin_LINE());
+/// Sets `height` rows of `width` bytes, `pitch` bytes apart, to `value`.
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream = nullptr);
+cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent);
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent, cudaStream_t stream = nullptr);
 /// Copies between two devices' memory across the modelled peer link (cudasim/link_model.hpp).
 cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count);
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
@@ -175,6 +191,15 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* 
 /// node handles are written (the rest of the array set to null) and `*count` says how many.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+/// The CUDA 11 form, which the toolkit's cuda_runtime.h still offers: no node is ever at fault
+/// here beyond what the return value says, so the error node and the log are left as they are.
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t*, char*, size_t) {
+  return cudaGraphInstantiate(exec, graph, 0);
+}
+inline cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                                 unsigned long long flags = 0) {
+  return cudaGraphInstantiate(exec, graph, flags);
+}
 /// Queues the whole graph on `stream` as one operation: one host call instead of one per node.
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
@@ -196,6 +221,14 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, con
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                      size_t dependency_count, void* dst, const void* src, size_t count,
                                      cudaMemcpyKind kind);
+/// A 3-D copy (as cudaMemcpy3D), checked now, done each time the graph runs.
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaMemcpy3DParms* params);
+/// Rows of 1-, 2- or 4-byte elements set to a value, checked now, done each time the graph runs.
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                   size_t dependency_count, const cudaMemsetParams* params);
+/// A new graph with the same nodes and dependencies.
+cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original);
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                  size_t dependency_count, const cudaHostNodeParams* params);
 /// A node that does nothing: a join point for dependencies.
@@ -210,10 +243,12 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
 
 // ---- kernels --------------------------------------------------------------------------------------
 /// Launches `func` with `args[i]` pointing to its i-th argument (copied before the call returns).
-/// The simulator must know the kernel's parameter types to copy them: it knows every kernel it
-/// has seen with its type (launched by chevrons, or passed without a cast to the C++ overloads
-/// below, cudaFuncGetAttributes, cudaFuncSetAttribute or the occupancy calls). Any other address
-/// is cudaErrorInvalidDeviceFunction, with a line on stderr saying how to make it known.
+/// The simulator must know the kernel's parameter types to copy them: it knows every kernel the
+/// rewrite registered (each definition in the program's files that is not a template) and every
+/// kernel it has seen with its type (launched by chevrons, or passed without a cast to the C++
+/// overloads below, cudaFuncGetAttributes, cudaFuncSetAttribute or the occupancy calls). Any
+/// other address is cudaErrorInvalidDeviceFunction, with a line on stderr saying how to make it
+/// known.
 cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared_bytes,
                              cudaStream_t stream, const char* file = __builtin_FILE(),
                              unsigned line = __builtin_LINE());

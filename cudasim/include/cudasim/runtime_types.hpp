@@ -117,6 +117,10 @@ enum cudaError {
   cudaErrorNotSupported = 801,
   cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureMerge = 902,
+  cudaErrorStreamCaptureUnmatched = 903,
+  cudaErrorStreamCaptureIsolation = 905,
+  cudaErrorCapturedEvent = 907,
   cudaErrorIllegalState = 401,
   cudaErrorUnknown = 999,
 };
@@ -256,6 +260,59 @@ struct cudaPointerAttributes {
   int device;
   void* devicePointer;
   void* hostPointer;
+};
+
+// ---- pitched (2-D and 3-D) memory -------------------------------------------------------------
+/// The size of a 3-D region: `width` in bytes (for linear memory), `height` rows, `depth` slices.
+struct cudaExtent {
+  size_t width;
+  size_t height;
+  size_t depth;
+};
+/// A position in a pitched region: `x` in bytes, `y` the row, `z` the slice.
+struct cudaPos {
+  size_t x;
+  size_t y;
+  size_t z;
+};
+/// Linear memory seen as rows of `pitch` bytes (`xsize` of them used, in elements as the caller
+/// counts them) and slices of `ysize` rows.
+struct cudaPitchedPtr {
+  void* ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+};
+inline cudaExtent make_cudaExtent(size_t width, size_t height, size_t depth) { return {width, height, depth}; }
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return {x, y, z}; }
+inline cudaPitchedPtr make_cudaPitchedPtr(void* ptr, size_t pitch, size_t xsize, size_t ysize) {
+  return {ptr, pitch, xsize, ysize};
+}
+/// CUDA arrays (the texture hardware's layout) are not simulated: a copy that names one is
+/// refused with cudaErrorNotSupported.
+struct cudaArray;
+typedef cudaArray* cudaArray_t;
+/// A 3-D copy (cudaMemcpy3D, cudaMemcpy3DAsync, a graph's memcpy node): `extent` from
+/// `srcPtr` at `srcPos` to `dstPtr` at `dstPos`. The array members must be null.
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  cudaMemcpyKind kind;
+};
+/// A graph's memset node: `height` rows of `width` elements of `elementSize` bytes (1, 2 or 4),
+/// rows `pitch` bytes apart, each element set to the low `elementSize` bytes of `value`.
+struct cudaMemsetParams {
+  void* dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
 };
 
 // ---- opaque handles -----------------------------------------------------------------------

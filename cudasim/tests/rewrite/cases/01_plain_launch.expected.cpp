@@ -5,9 +5,9 @@
 __global__ void vector_add(const float* a, const float* b, float* c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
-}
+} CUDASIM_KNOWN_KERNEL(vector_add, (const float* a, const float* b, float* c, int n))
 
-__global__ void fill() {}
+__global__ void fill() {} CUDASIM_KNOWN_KERNEL(fill, ())
 
 void launch_all(const float* a, const float* b, float* c, int n, dim3 grid, dim3 block) {
     ::cudasim::launch_inline("vector_add", CUDASIM_INLINE_KERNEL(vector_add), grid, block)(a, b, c, n);

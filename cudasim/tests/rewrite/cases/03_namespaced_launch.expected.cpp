@@ -2,9 +2,9 @@
 // Qualified kernel names, including the global namespace and `template` disambiguation.
 namespace ns {
 template <typename T, int N> __global__ void k(T*) {}
-namespace inner { __global__ void tiled_matmul() {} }
+namespace inner { __global__ void tiled_matmul() {} CUDASIM_KNOWN_KERNEL(tiled_matmul, ()) }
 }
-__global__ void global_kernel() {}
+__global__ void global_kernel() {} CUDASIM_KNOWN_KERNEL(global_kernel, ())
 
 struct Holder {
     template <typename T> static __global__ void member_kernel() {}

@@ -1,6 +1,6 @@
 #line 1 "@INPUT@"
 // Launches split across lines keep every line break where it was.
-__global__ void k(int) {}
+__global__ void k(int) {} CUDASIM_KNOWN_KERNEL(k, (int))
 namespace ns { template <typename T, int N> __global__ void tiled(T) {} }
 
 void run(int x, dim3 g, dim3 b) {

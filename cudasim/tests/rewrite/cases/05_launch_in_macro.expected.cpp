@@ -10,7 +10,7 @@
                                      1)()
 #include "not<<<a_launch>>>.h"
 
-__global__ void scale(float* x, int n) {}
+__global__ void scale(float* x, int n) {} CUDASIM_KNOWN_KERNEL(scale, (float* x, int n))
 
 void run(float* x, int n) {
     LAUNCH_1D(scale, n, x, n);

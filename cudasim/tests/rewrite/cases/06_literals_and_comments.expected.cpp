@@ -5,7 +5,7 @@
    extern __shared__ float smem[]; and it spans lines */
 // A comment continued with a backslash: k<<<1, 1>>>(); \
    still a comment: k<<<2, 2>>>(); static __shared__ int z;
-__global__ void k(const char*) {}
+__global__ void k(const char*) {} CUDASIM_KNOWN_KERNEL(k, (const char*))
 
 void run() {
     const char* launch = "k<<<1, 1>>>(x); extern __shared__ float s[];";

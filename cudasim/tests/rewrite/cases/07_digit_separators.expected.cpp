@@ -1,6 +1,6 @@
 #line 1 "@INPUT@"
 // Digit separators are not character literals, so the launches after them are still found.
-__global__ void k(long long, double) {}
+__global__ void k(long long, double) {} CUDASIM_KNOWN_KERNEL(k, (long long, double))
 
 void run() {
     constexpr long long million = 1'000'000; ::cudasim::launch_inline("k", CUDASIM_INLINE_KERNEL(k), 1, 1)(million, 0.0);

@@ -9,7 +9,7 @@ static thread_local float (* const tile_rows)[33] = reinterpret_cast<float (*)[3
 namespace kernels {
 static thread_local double* const ns_scratch = reinterpret_cast<double*>(::cudasim::dynamic_shared_memory(&ns_scratch));
 
-__global__ void use() { ns_scratch[threadIdx.x] = global_scratch[threadIdx.x]; }
+__global__ void use() { ns_scratch[threadIdx.x] = global_scratch[threadIdx.x]; } CUDASIM_KNOWN_KERNEL(use, ())
 }  // namespace kernels
 
 namespace {

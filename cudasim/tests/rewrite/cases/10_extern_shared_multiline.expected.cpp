@@ -14,7 +14,7 @@ __global__ void k() {
 
 
     int after = 0;  // still on its own line
-}
+} CUDASIM_KNOWN_KERNEL(k, ())
 
 #define DECLARE_SCRATCH(T, name) static thread_local T* const name = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory(&name));\
 
@@ -23,4 +23,4 @@ __global__ void k() {
 __global__ void uses_macros() {
     DECLARE_SCRATCH(int, ints)
     DECLARE_FLOATS
-}
+} CUDASIM_KNOWN_KERNEL(uses_macros, ())

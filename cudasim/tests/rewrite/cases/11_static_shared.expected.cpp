@@ -11,6 +11,6 @@ __global__ void k() {
     // static __shared__ in a comment stays
     const char* text = "static __shared__ in a string stays";
     int static_ = 0, mystatic = 1;
-}
+} CUDASIM_KNOWN_KERNEL(k, ())
 
 #define DECLARE_TILE  __shared__ float macro_tile[8];

@@ -2,7 +2,7 @@
 // When no id-expression precedes <<<, the name is "kernel" and the expression before <<< is a
 // function pointer; a member (s.fp, p->fp) is one too. * and & stay outside the name, so they
 // apply to the launch, as nvcc reads them (an error there too).
-__global__ void k() {}
+__global__ void k() {} CUDASIM_KNOWN_KERNEL(k, ())
 using kernel_t = void (*)();
 struct Table { kernel_t fp; };
 

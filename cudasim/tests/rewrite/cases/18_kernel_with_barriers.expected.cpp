@@ -22,36 +22,36 @@ static __global__ void
     p[0] = 1;
     co_await ::cudasim::detail::await_syncthreads(
     );
-}
+} CUDASIM_KNOWN_KERNEL(spread_over_lines, (int* p))
 
 // Declarations, kernels without barriers and __device__ functions are not converted.
 __global__ void declared_only(int* p);
-__global__ void no_barrier(int* p) { if (p == nullptr) return; p[0] = 1; }
+__global__ void no_barrier(int* p) { if (p == nullptr) return; p[0] = 1; } CUDASIM_KNOWN_KERNEL(no_barrier, (int* p))
 __device__ void helper() { __syncthreads(); return; }
-__global__ void calls_helper() { helper(); return; }
+__global__ void calls_helper() { helper(); return; } CUDASIM_KNOWN_KERNEL(calls_helper, ())
 
 // Kernels that cannot be converted safely keep fiber barriers.
 __global__ void has_lambda(int* p) {
     auto f = [p](int v) { p[v] = v; return v; };
     __syncthreads();
     f(1);
-}
+} CUDASIM_KNOWN_KERNEL(has_lambda, (int* p))
 __global__ void has_local_class(int* p) {
     struct Local { int get() { return 1; } };
     __syncthreads();
     p[0] = Local{}.get();
-}
+} CUDASIM_KNOWN_KERNEL(has_local_class, (int* p))
 __global__ void has_attribute(int* p) {
     [[maybe_unused]] int unused = 0;
     __syncthreads();
-}
+} CUDASIM_KNOWN_KERNEL(has_attribute, (int* p))
 __global__ void qualified_barrier(int* p) {
     ::__syncthreads();
     p[0] = 1;
-}
+} CUDASIM_KNOWN_KERNEL(qualified_barrier, (int* p))
 __global__ auto deduced_return_type(int* p) -> void {
     __syncthreads();
-}
+} CUDASIM_KNOWN_KERNEL(deduced_return_type, (int* p))
 
 // Subscripts are not lambdas.
 __global__ void subscripts(int* p, int (*table)[4]) {
@@ -59,6 +59,6 @@ __global__ void subscripts(int* p, int (*table)[4]) {
     s[0][p[1]] = table[0][1] + "abc"[1];
     co_await ::cudasim::detail::await_syncthreads();
     p[0] = s[p[2]][0];
-}
+} CUDASIM_KNOWN_KERNEL(subscripts, (int* p, int (*table)[4]))
 
 void host() { ::cudasim::launch_inline("tiled<16>", CUDASIM_INLINE_KERNEL(tiled<16>), 1, 16, 64)(nullptr, nullptr, 16); }

@@ -11,7 +11,7 @@ static thread_local float* const shared_at_namespace_scope = reinterpret_cast<fl
 __global__ void k(float* out) {
     out[threadIdx.x] = shared_at_namespace_scope[0];
     co_await ::cudasim::detail::await_syncthreads();
-}
+} CUDASIM_KNOWN_KERNEL(k, (float* out))
 }  // namespace
 
 // A __global__ inside a #define is not a kernel definition: the helper after it stays as it is.

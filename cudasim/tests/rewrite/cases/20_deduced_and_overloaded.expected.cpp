@@ -5,8 +5,8 @@
 #include <cstddef>
 
 template <class T> __global__ void axpy(T a, const T* x, T* y, int n) {}
-__global__ void scale(float* x, float by, int n) {}
-__global__ void scale(int* x, int by, int n) {}
+__global__ void scale(float* x, float by, int n) {} CUDASIM_KNOWN_KERNEL(scale, (float* x, float by, int n))
+__global__ void scale(int* x, int by, int n) {} CUDASIM_KNOWN_KERNEL(scale, (int* x, int by, int n))
 namespace ns { template <class T, int N = 4> __global__ void fill(T* x) {} }
 
 void run(float* xf, float* yf, int* xi, std::size_t n, double* xd) {

@@ -18,26 +18,26 @@ __global__ void guarded(int* p, int n) {
     GUARD(threadIdx.x < n)
     __syncthreads();
     p[threadIdx.x] = 1;
-}
+} CUDASIM_KNOWN_KERNEL(guarded, (int* p, int n))
 __global__ void checked(int* p, int n) {
     __syncthreads();
     CHECK_INDEX(threadIdx.x, n);
-}
+} CUDASIM_KNOWN_KERNEL(checked, (int* p, int n))
 __global__ void bails(int* p) {
     if (p == nullptr) BAIL;
     __syncthreads();
-}
+} CUDASIM_KNOWN_KERNEL(bails, (int* p))
 __global__ void harmless_macros(int* p) {
     NOT_RETURNING(p[0] = 1);
     co_await ::cudasim::detail::await_syncthreads();
     if (p[0] == 0) co_return;
-}
+} CUDASIM_KNOWN_KERNEL(harmless_macros, (int* p))
 __global__ void return_as_argument(int* p) {
     co_await ::cudasim::detail::await_syncthreads();
     WRAP(if (p[0] == 0) co_return;)
-}
+} CUDASIM_KNOWN_KERNEL(return_as_argument, (int* p))
 __global__ void barrier_in_macro(int* p) {
     co_await ::cudasim::detail::await_syncthreads();
     SYNC_AND(p[0] = 1);
-}
-__global__ void guard_without_barrier(int* p, int n) { GUARD(n > 0) p[0] = 1; }
+} CUDASIM_KNOWN_KERNEL(barrier_in_macro, (int* p))
+__global__ void guard_without_barrier(int* p, int n) { GUARD(n > 0) p[0] = 1; } CUDASIM_KNOWN_KERNEL(guard_without_barrier, (int* p, int n))

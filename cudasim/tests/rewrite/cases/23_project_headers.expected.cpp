@@ -16,6 +16,6 @@ const char* text = "#include \"23_project_headers/plain.h\"";
 __global__ void guarded(float* p) {
     GUARDED_RETURN(p);
     __syncthreads();
-}
+} CUDASIM_KNOWN_KERNEL(guarded, (float* p))
 
 void run(float* p) { ::cudasim::launch_inline("guarded", CUDASIM_INLINE_KERNEL(guarded), 1, 1)(p); }

@@ -23,7 +23,7 @@ __global__ void kernel(int* out) {
         out[1] = 2;
 #endif
     }
-}
+} CUDASIM_KNOWN_KERNEL(kernel, (int* out))
 
 __device__ int device_only() {
 #if defined(CUDASIM_DEVICE_ARCH) && CUDASIM_DEVICE_ARCH >= 800

@@ -4,4 +4,4 @@
 __global__ void from_include_dir(int* p) {
     int* const s = reinterpret_cast<int*>(::cudasim::dynamic_shared_memory());
     p[0] = s[0];
-}
+} CUDASIM_KNOWN_KERNEL(from_include_dir, (int* p))

@@ -3,5 +3,5 @@
 #pragma once
 #include "../1/kernels.cuh"
 
-__global__ void nested_kernel() {}
+__global__ void nested_kernel() {} CUDASIM_KNOWN_KERNEL(nested_kernel, ())
 inline void launch_nested() { ::cudasim::launch_inline("nested_kernel", CUDASIM_INLINE_KERNEL(nested_kernel), 1, 1)(); }
