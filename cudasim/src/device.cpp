@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -89,6 +90,25 @@ cudaError_t cudaGetDeviceCount(int* count) {
 cudaError_t cudaSetDevice(int device) {
   if (device < 0 || device >= device_count()) return record_error(cudaErrorInvalidDevice);
   this_thread_device = device;
+  return cudaSuccess;
+}
+
+namespace {
+std::mutex device_flags_mutex;
+std::map<int, unsigned> device_flags;  // per device, as set by cudaSetDeviceFlags
+}  // namespace
+
+cudaError_t cudaSetDeviceFlags(unsigned flags) {
+  if ((flags & ~static_cast<unsigned>(cudaDeviceMask)) != 0) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(device_flags_mutex);
+  device_flags[this_thread_device] = flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned* flags) {
+  if (flags == nullptr) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(device_flags_mutex);
+  *flags = device_flags[this_thread_device] | cudaDeviceMapHost;
   return cudaSuccess;
 }
 

@@ -523,6 +523,17 @@ cudaError_t cudaHostUnregister(void* ptr) {
   return cudaSuccess;
 }
 
+cudaError_t cudaHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned flags) {
+  if (device_pointer == nullptr || flags != 0) return record_error(cudaErrorInvalidValue);
+  if (!is_pinned(host_pointer)) {
+    report("cudaHostGetDevicePointer(%p): not page-locked host memory (cudaHostAlloc, cudaMallocHost or "
+           "cudaHostRegister)", host_pointer);
+    return record_error(cudaErrorInvalidValue);
+  }
+  *device_pointer = host_pointer;  // unified addressing: a kernel uses the host address itself
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   if (free_bytes == nullptr || total_bytes == nullptr) return record_error(cudaErrorInvalidValue);
   *total_bytes = device_properties().totalGlobalMem;

@@ -1,6 +1,7 @@
 // Atomics across blocks: atomicAdd on int, unsigned, unsigned long long, float and double from
 // many blocks (exact totals for integers; float/double sums of small integers are exact too),
-// atomicCAS, atomicMax, atomicInc semantics, and a histogram. Blocks run in parallel on the
+// atomicCAS, atomicMax, atomicInc semantics, the scoped (_block, _system) forms, and a
+// histogram. Blocks run in parallel on the
 // simulator as on a GPU, so a non-atomic update would lose counts.
 // Valid CUDA: the same file runs on a GPU.
 #include <cuda_runtime.h>
@@ -160,6 +161,56 @@ __global__ void histogram(const unsigned char* data, int n, unsigned* bins) {
     atomicAdd(&local[data[i]], 1u);
   __syncthreads();
   for (int b = threadIdx.x; b < 256; b += blockDim.x) atomicAdd(&bins[b], local[b]);
+}
+
+// Every scoped form does what its unscoped form does, from every thread of several blocks.
+__global__ void scoped_atomics(int* block_counters, unsigned* bits, int* system_counter, int* maximum) {
+  atomicAdd_block(&block_counters[blockIdx.x], 2);
+  atomicSub_block(&block_counters[blockIdx.x], 1);
+  atomicOr_block(&bits[blockIdx.x], 1u << (threadIdx.x % 32));
+  atomicAnd_system(&bits[gridDim.x], ~(1u << (threadIdx.x % 32)));
+  atomicXor_system(&bits[gridDim.x + 1], threadIdx.x == 0 ? 0x5u : 0u);
+  atomicAdd_system(system_counter, 1);
+  atomicMax_system(maximum, static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x));
+  atomicMin_block(&block_counters[gridDim.x + blockIdx.x], static_cast<int>(threadIdx.x));
+  atomicExch_system(&block_counters[2 * gridDim.x], 7);
+  atomicCAS_system(&block_counters[2 * gridDim.x + 1], 0, 1);
+}
+
+TEST(Atomics, ScopedFormsUpdateLikeTheirUnscopedForms) {
+  const int blocks = 4, threads = 64;
+  std::vector<int> counters(2 * blocks + 2, 0);
+  for (int b = 0; b < blocks; ++b) counters[blocks + b] = 1000;
+  std::vector<unsigned> bits(blocks + 2, 0);
+  bits[blocks] = 0xffffffffu;
+  int *d_counters = nullptr, *d_system = nullptr, *d_maximum = nullptr;
+  unsigned* d_bits = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d_counters, counters.size() * sizeof(int)));
+  ASSERT_CUDA(cudaMalloc(&d_bits, bits.size() * sizeof(unsigned)));
+  ASSERT_CUDA(cudaMalloc(&d_system, sizeof(int)));
+  ASSERT_CUDA(cudaMalloc(&d_maximum, sizeof(int)));
+  ASSERT_CUDA(cudaMemcpy(d_counters, counters.data(), counters.size() * sizeof(int), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(d_bits, bits.data(), bits.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemset(d_system, 0, sizeof(int)));
+  ASSERT_CUDA(cudaMemset(d_maximum, 0, sizeof(int)));
+  scoped_atomics<<<blocks, threads>>>(d_counters, d_bits, d_system, d_maximum);
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  ASSERT_CUDA(cudaMemcpy(counters.data(), d_counters, counters.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaMemcpy(bits.data(), d_bits, bits.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (int b = 0; b < blocks; ++b) {
+    EXPECT_EQ(counters[b], threads) << "block " << b;   // +2 - 1 per thread
+    EXPECT_EQ(counters[blocks + b], 0) << "block " << b;  // the smallest thread index
+    EXPECT_EQ(bits[b], 0xffffffffu) << "block " << b;
+  }
+  EXPECT_EQ(bits[blocks], 0u);
+  EXPECT_EQ(bits[blocks + 1], blocks % 2 == 0 ? 0u : 0x5u);  // one xor per block
+  EXPECT_EQ(counters[2 * blocks], 7);
+  EXPECT_EQ(counters[2 * blocks + 1], 1);
+  EXPECT_EQ(download_one(d_system), blocks * threads);
+  EXPECT_EQ(download_one(d_maximum), blocks * threads - 1);
+  for (void* p : {static_cast<void*>(d_counters), static_cast<void*>(d_bits), static_cast<void*>(d_system),
+                  static_cast<void*>(d_maximum)})
+    ASSERT_CUDA(cudaFree(p));
 }
 
 TEST(Atomics, HistogramWithSharedAndGlobalAtomicsCountsEveryByte) {

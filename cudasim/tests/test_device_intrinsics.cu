@@ -244,6 +244,35 @@ void expect_brackets(float rn, float rd, float ru, float rz, long double exact, 
 
 }  // namespace
 
+__global__ void named_min_max(unsigned* u, long long* ll, unsigned long long* ull) {
+  u[0] = umin(3u, 0xffffffffu);
+  u[1] = umax(3u, 0xffffffffu);
+  ll[0] = llmin(-5ll, 1ll << 40);
+  ll[1] = llmax(-5ll, 1ll << 40);
+  ull[0] = ullmin(1ull << 63, 2ull);
+  ull[1] = ullmax(1ull << 63, 2ull);
+}
+
+TEST(MinMax, NamedFormsCompareInTheirOwnType) {
+  unsigned* u = nullptr;
+  long long* ll = nullptr;
+  unsigned long long* ull = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&u, 2 * sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(&ll, 2 * sizeof(long long)), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(&ull, 2 * sizeof(unsigned long long)), cudaSuccess);
+  named_min_max<<<1, 1>>>(u, ll, ull);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(u[0], 3u);
+  EXPECT_EQ(u[1], 0xffffffffu);
+  EXPECT_EQ(ll[0], -5);
+  EXPECT_EQ(ll[1], 1ll << 40);
+  EXPECT_EQ(ull[0], 2u);
+  EXPECT_EQ(ull[1], 1ull << 63);
+  cudaFree(u);
+  cudaFree(ll);
+  cudaFree(ull);
+}
+
 TEST(DirectedRounding, BracketsTheExactResultWithNeighbours) {
   const std::vector<float> a = {1.0f, 1.0f, -1.0f, 3.0f, 1e30f, 0.1f, -7.25f, 2.0f, 1.0f / 3.0f, 16777216.0f};
   const std::vector<float> b = {1e-8f, 3.0f, 1e-8f, 7.0f, 1e20f, 0.2f, 0.001f, 2.0f, 3.0f, 1.0f};

@@ -1,6 +1,7 @@
 // Where the simulator behaves like a GPU so that a bug a GPU would show is not hidden: fresh
 // memory is not zero, each device has its own default stream, and a kernel may touch another
-// device's memory only with peer access enabled.
+// device's memory only with peer access enabled. Mapped (zero-copy) host memory is reached by
+// a kernel through the address cudaHostGetDevicePointer gives.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -268,5 +269,40 @@ TEST_F(Devices, AKernelTouchingAnotherDevicesMemoryWithoutPeerAccessFails) {
   EXPECT_EQ(cudaFree(on1), cudaSuccess);
 }
 #endif  // CUDASIM
+
+__global__ void double_each(int* values, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) values[i] *= 2;
+}
+
+TEST(MappedHostMemory, AKernelWritesRegisteredHostMemoryThroughItsDevicePointer) {
+  ASSERT_EQ(cudaSetDeviceFlags(cudaDeviceMapHost), cudaSuccess);
+  unsigned flags = 0;
+  ASSERT_EQ(cudaGetDeviceFlags(&flags), cudaSuccess);
+  EXPECT_NE(flags & cudaDeviceMapHost, 0u);
+  const int n = 100;
+  // Page-aligned, as cudaHostRegister wants it on older systems.
+  int* host = static_cast<int*>(std::aligned_alloc(4096, 4096));
+  ASSERT_NE(host, nullptr);
+  for (int i = 0; i < n; ++i) host[i] = i;
+  ASSERT_EQ(cudaHostRegister(host, 4096, cudaHostRegisterMapped), cudaSuccess);
+  int* on_device = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(&on_device, host, 0), cudaSuccess);
+  double_each<<<1, 128>>>(on_device, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 2 * i) << "at " << i;
+  ASSERT_EQ(cudaHostUnregister(host), cudaSuccess);
+  std::free(host);
+}
+
+#ifdef CUDASIM  // a GPU's answer for pageable memory is not documented
+TEST(MappedHostMemory, PageableMemoryHasNoDevicePointer) {
+  int pageable = 0;
+  int* on_device = nullptr;
+  EXPECT_EQ(cudaHostGetDevicePointer(&on_device, &pageable, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaSetDeviceFlags(0x100), cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+}
+#endif
 
 }  // namespace

@@ -26,7 +26,8 @@
 //     The first `>>>` after `<<<` closes the configuration, as nvcc reads it: `>` and `>>`
 //     inside it (comparisons, shifts, `threads_v<T> >>>`) are fine, but a template argument
 //     list that ends right before it (`k<<<1, threads_v<T>>>>(p)`) is an error, as with nvcc,
-//     rather than a launch that builds on the CPU and not for a GPU.
+//     rather than a launch that builds on the CPU and not for a GPU. `NULL` among the launch's
+//     arguments becomes `nullptr` (see nullptrForNullArguments).
 //   * Dynamic shared memory. `extern __shared__ T name[];` declares an array whose size is
 //     chosen at launch time. Inside a function it becomes a local pointer,
 //     `T* const name = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());`. At namespace
@@ -585,6 +586,24 @@ std::size_t launchClose(const Source& source, std::size_t searchFrom) {
     return kNotFound;
 }
 
+std::size_t endOfParenthesized(const Source& source, std::size_t openPos);
+
+// `NULL` among a launch's arguments becomes `nullptr`. With nvcc, NULL (an integer 0 that is a
+// null pointer constant) converts to the kernel's pointer parameter; the simulator hands the
+// arguments on through a generic call, after which NULL is only a `long` that no longer
+// converts to a pointer, while nullptr still does. (A literal 0 for a pointer stays an error.)
+void nullptrForNullArguments(const Source& source, std::size_t afterLaunch, std::vector<Edit>& edits) {
+    const std::size_t argumentsOpen = source.skipBlanksForward(afterLaunch);
+    if (!source.isCodeChar(argumentsOpen, '(')) return;
+    const std::size_t argumentsEnd = endOfParenthesized(source, argumentsOpen);
+    if (argumentsEnd == kNotFound) return;
+    for (std::size_t i = argumentsOpen; i < argumentsEnd; ++i) {
+        if (!source.isWordStart(i)) continue;
+        if (source.wordAt(i) == "NULL") edits.push_back({i, i + 4, "nullptr"});
+        i = source.wordEnd(i) - 1;
+    }
+}
+
 void rewriteLaunch(const Source& source, std::size_t openPos, std::vector<Edit>& edits) {
     const std::size_t nameEnd = source.skipBlanksAndCommentsBackward(openPos);
     // `operator<<<T>` (operator<< followed by a template argument list) is valid C++, not a launch.
@@ -620,6 +639,7 @@ void rewriteLaunch(const Source& source, std::size_t openPos, std::vector<Edit>&
         edits.push_back({openPos, openPos + 3, "), "});
     }
     edits.push_back({closePos, closePos + 3, ")"});
+    nullptrForNullArguments(source, closePos + 3, edits);
 }
 
 // ---------------------------------------------------------------------------------------------

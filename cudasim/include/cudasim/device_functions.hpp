@@ -372,13 +372,30 @@ inline unsigned atomicDec(unsigned* a, unsigned limit) {
   return cudasim::detail::atomic_update(
       a, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
 }
-// Scoped variants: every scope is the whole machine here.
+// Scoped variants (_block: atomic for the block's threads only; _system: also for the host and
+// other devices): every scope is the whole machine here, which is at least what each promises.
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
-#define atomicCAS_block atomicCAS
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicExch_block atomicExch
-#define atomicMax_block atomicMax
+#define atomicExch_system atomicExch
 #define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
+#define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
+#define atomicCAS_block atomicCAS
+#define atomicCAS_system atomicCAS
+#define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 // ---- integer and float intrinsics ----------------------------------------------------------------
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
@@ -609,3 +626,10 @@ inline unsigned long long max(long long a, unsigned long long b) { return max(st
 inline unsigned long long max(unsigned long long a, long long b) { return max(a, static_cast<unsigned long long>(b)); }
 inline double max(float a, double b) { return max(static_cast<double>(a), b); }
 inline double max(double a, float b) { return max(a, static_cast<double>(b)); }
+// The named forms of CUDA's math API (device_functions.h), one type each.
+inline unsigned umin(unsigned a, unsigned b) { return min(a, b); }
+inline unsigned umax(unsigned a, unsigned b) { return max(a, b); }
+inline long long llmin(long long a, long long b) { return min(a, b); }
+inline long long llmax(long long a, long long b) { return max(a, b); }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return min(a, b); }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return max(a, b); }

@@ -43,6 +43,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
 cudaError_t cudaDeviceSynchronize();
 /// Waits for all work, frees every allocation and clears the sticky error.
 cudaError_t cudaDeviceReset();
+/// The current device's flags (cudaDeviceSchedule*, cudaDeviceMapHost, ...): kept and given
+/// back by cudaGetDeviceFlags, which also reports cudaDeviceMapHost, always on since CUDA 4 with
+/// unified addressing. Nothing here depends on them. Unknown bits are cudaErrorInvalidValue.
+cudaError_t cudaSetDeviceFlags(unsigned flags);
+cudaError_t cudaGetDeviceFlags(unsigned* flags);
 cudaError_t cudaDriverGetVersion(int* version);
 cudaError_t cudaRuntimeGetVersion(int* version);
 
@@ -96,6 +101,14 @@ inline cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned flags) {
 cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags);
 cudaError_t cudaHostUnregister(void* ptr);
+/// The device address of page-locked host memory (cudaHostAlloc, cudaMallocHost,
+/// cudaHostRegister): with unified addressing it is the host address itself, as on a GPU.
+/// Memory that is not page-locked is cudaErrorInvalidValue; `flags` must be 0.
+cudaError_t cudaHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned flags);
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T** device_pointer, void* host_pointer, unsigned flags) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void**>(device_pointer), host_pointer, flags);
+}
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 
