@@ -1136,3 +1136,16 @@ unsigned __activemask(const char* file, unsigned line) {
   return cudasim::detail::coalesced_lanes(file, line, "__activemask");
 }
 
+
+namespace cudasim::detail {
+bool device_assert_failed(const char* expression, const char* file, unsigned line, const char* function) {
+  if (this_worker != nullptr && this_worker->block != nullptr) {
+    // As on a GPU: the launch fails with cudaErrorAssert, which is sticky.
+    throw KernelFault{cudaErrorAssert,
+                      format_string("Assertion `%s' failed (%s:%u, in %s)", expression, file, line, function)};
+  }
+  // Not in a kernel thread (a device function called from host code): what the C library does.
+  std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expression);
+  std::abort();
+}
+}  // namespace cudasim::detail

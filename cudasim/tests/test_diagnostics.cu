@@ -12,6 +12,8 @@
 
 #ifdef CUDASIM
 
+#undef NDEBUG  // the asserts below must be on in every build type
+#include <cassert>
 #include <string>
 
 namespace {
@@ -270,6 +272,39 @@ TEST_F(Diagnostics, TrapFailsTheLaunchAndNamesTheThread) {
   EXPECT_CONTAINS(report, "block (2,0,0)");
   EXPECT_CONTAINS(report, "thread (5,0,0)");
   EXPECT_CONTAINS(report, "__trap()");
+}
+
+// A failed assert in device code fails the launch with cudaErrorAssert, as on a GPU, naming
+// the thread, the condition and the assert's line; it does not abort the process.
+__device__ int checked_index(int i, int n) {
+  assert(i < n);  // in a __device__ function: rewritten too
+  return i;
+}
+constexpr int kAssertLine = __LINE__ + 3;
+__global__ void assert_in_kernel(int* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  assert(i != 77);
+  out[checked_index(i, n)] = i;
+}
+
+TEST_F(Diagnostics, AFailedAssertFailsTheLaunchWithAnAssertErrorAndNamesTheThread) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 128 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { assert_in_kernel<<<2, 64>>>(d, 128); }, cudaErrorAssert);
+  EXPECT_CONTAINS(report, "'assert_in_kernel'");
+  EXPECT_CONTAINS(report, "block (1,0,0)");
+  EXPECT_CONTAINS(report, "thread (13,0,0)");
+  EXPECT_CONTAINS(report, "Assertion `i != 77' failed");
+  EXPECT_CONTAINS(report, site(kAssertLine));
+  EXPECT_EQ(cudaMalloc(&d, 4), cudaErrorAssert);  // sticky until cudaDeviceReset, as on a GPU
+}
+
+TEST_F(Diagnostics, AnAssertThatHoldsChangesNothing) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 128 * sizeof(int)), cudaSuccess);
+  assert_in_kernel<<<1, 64>>>(d, 64);  // threads 0 to 63: every assert holds
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
 
 __global__ void throw_in_kernel() {

@@ -51,6 +51,12 @@
 //     there (`__device__` helpers for newer GPUs) exists only in the device pass, so the host
 //     code cannot depend on it being absent. Elsewhere (host functions, `__host__ __device__`
 //     functions, `#ifdef`/`defined` at namespace scope) it stays undefined, as in the host pass.
+//   * `assert` in device code. In the body of a `__global__` or `__device__` function
+//     (`__host__ __device__` included), `assert(` becomes `CUDASIM_DEVICE_ASSERT(`, which wraps
+//     the program's own assert (so NDEBUG still turns it off) around a condition that, when
+//     false in a kernel thread, fails the launch with cudaErrorAssert and names the kernel,
+//     block and thread, as a GPU does, instead of letting the C library abort the whole process
+//     (called from host code, it aborts as the C library's would).
 //   * Kernels known by address. After the closing brace of each kernel definition that is not
 //     a template, on the same line, `CUDASIM_KNOWN_KERNEL(name, (parameters))` registers the
 //     kernel with its parameter types when the program starts, as nvcc's runtime knows every
@@ -1041,9 +1047,10 @@ bool opensNonCodeScope(const Source& source, std::size_t bracePos) {
     return classHead && !sawParenthesis;
 }
 
-// Whether the brace at `bracePos` opens the body of a function that runs only on the device:
-// its declaration says `__global__`, or `__device__` without `__host__`.
-bool opensDeviceOnlyFunction(const Source& source, std::size_t bracePos) {
+// Whether the brace at `bracePos` opens the body of a function that runs on the device: its
+// declaration says `__global__`, or `__device__`, without `__host__` unless `alsoHost` (then
+// a `__host__ __device__` function counts too).
+bool opensDeviceFunction(const Source& source, std::size_t bracePos, bool alsoHost) {
     bool global = false, device = false, host = false;
     for (std::size_t i = declarationStart(source, bracePos); i < bracePos; ++i) {
         if (!source.isCode(i) || source.isDirective(i) || !source.isWordStart(i)) continue;
@@ -1053,7 +1060,17 @@ bool opensDeviceOnlyFunction(const Source& source, std::size_t bracePos) {
         host = host || word == "__host__";
         i = source.wordEnd(i) - 1;
     }
-    return global || (device && !host);
+    return global || (device && (alsoHost || !host));
+}
+
+// Whether the word at `pos` is called by its plain name: `(` follows, and no `.`, `->` or `::`
+// comes before it.
+bool isPlainCall(const Source& source, std::size_t pos) {
+    if (!source.isCodeChar(source.skipBlanksForward(source.wordEnd(pos)), '(')) return false;
+    const std::size_t before = source.skipBlanksAndCommentsBackward(pos);
+    if (before == 0) return true;
+    return !source.isCodeChar(before - 1, '.') && !(before >= 2 && (source.codeStartsWith(before - 2, "->") ||
+                                                                    source.codeStartsWith(before - 2, "::")));
 }
 
 // Whether the `__CUDA_ARCH__` at `pos` is a version test in an #if or #elif line (compared, not
@@ -1086,6 +1103,7 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
     struct Scope {
         bool code;    // a function body or a block inside one (not a namespace or class body)
         bool device;  // inside the body of a device-only function
+        bool deviceCallable;  // inside the body of a function device code can call (__host__ __device__ too)
     };
     std::vector<Scope> scopes;  // one entry per open brace
     auto insideFunction = [&scopes] {
@@ -1094,12 +1112,16 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
         return false;
     };
     auto insideDeviceCode = [&scopes] { return !scopes.empty() && scopes.back().device; };
+    auto insideDeviceCallable = [&scopes] { return !scopes.empty() && scopes.back().deviceCallable; };
     std::size_t pos = 0;
     while (pos < source.size()) {
         if (source.isCodeChar(pos, '{')) {
             const bool code = !opensNonCodeScope(source, pos);
-            const bool device = insideDeviceCode() || (code && !insideFunction() && opensDeviceOnlyFunction(source, pos));
-            scopes.push_back({code, device});
+            const bool opensFunction = code && !insideFunction();
+            const bool device = insideDeviceCode() || (opensFunction && opensDeviceFunction(source, pos, false));
+            const bool deviceCallable =
+                insideDeviceCallable() || (opensFunction && opensDeviceFunction(source, pos, true));
+            scopes.push_back({code, device, deviceCallable});
             ++pos;
         } else if (source.isCodeChar(pos, '}')) {
             if (!scopes.empty()) scopes.pop_back();
@@ -1129,6 +1151,8 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                 if (source.isWordStart(next) && source.wordAt(next) == "__shared__") {
                     edits.push_back({pos, end, ""});
                 }
+            } else if (word == "assert" && insideDeviceCallable() && isPlainCall(source, pos)) {
+                edits.push_back({pos, end, "CUDASIM_DEVICE_ASSERT"});
             } else if (word == "__CUDA_ARCH__" && source.isDirective(pos) &&
                        (insideDeviceCode() || (!insideFunction() && isArchVersionTest(source, pos)))) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ARCH"});

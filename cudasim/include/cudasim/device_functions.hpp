@@ -154,6 +154,12 @@ struct KernelTrap {
   const char* what;
 };
 
+/// A failed `assert` in device code (see CUDASIM_DEVICE_ASSERT): in a kernel thread it ends the
+/// launch with cudaErrorAssert, reported with the kernel, block and thread, as on a GPU; called
+/// anywhere else it prints the C library's message and aborts. Never returns.
+[[noreturn]] bool device_assert_failed(const char* expression, const char* file, unsigned line,
+                                       const char* function);
+
 /// Ends the launch with a KernelTrap carrying `what` (a string with static storage). Out of
 /// line: the exception object lives in host memory, and a throw compiled into an instrumented
 /// kernel would store to it through the memory check.
@@ -587,6 +593,13 @@ inline void __stwt(T* p, T value) { *p = value; }
 
 /// Ends the launch with an error naming the kernel, block and thread (a GPU reports
 /// cudaErrorLaunchFailure after a trap).
+/// What the rewrite makes of `assert(...)` in device code: the program's own assert (NDEBUG
+/// still turns it off, and a program that never included <cassert> gets the compiler's error, as
+/// with nvcc), around a condition that fails the launch when false (device_assert_failed).
+#define CUDASIM_DEVICE_ASSERT(...) \
+  assert((__VA_ARGS__) ||          \
+         ::cudasim::detail::device_assert_failed(#__VA_ARGS__, __FILE__, __LINE__, __PRETTY_FUNCTION__))
+
 [[noreturn]] inline void __trap() { throw cudasim::detail::KernelTrap{"__trap() called"}; }
 
 /// Cycle counter: nanoseconds of the host's steady clock, not GPU cycles. It never goes back,
