@@ -203,3 +203,11 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
                             int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                             cublasGemmAlgo_t algo);
+/// `batchCount` cublasGemmEx products; matrix i of A starts `i * strideA` elements after A
+/// (likewise B and C). The same types are supported as for cublasGemmEx.
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
+                                          int lda, long long int strideA, const void* B, cudaDataType Btype, int ldb,
+                                          long long int strideB, const void* beta, void* C, cudaDataType Ctype,
+                                          int ldc, long long int strideC, int batchCount,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo);

@@ -644,3 +644,31 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
       false,
       gemm_cost(m, n, k, 1, Atype == CUDA_R_16BF ? 2 : 4, Ctype == CUDA_R_16BF ? 2 : 4, Atype == CUDA_R_16BF));
 }
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
+                                          int lda, long long int strideA, const void* B, cudaDataType Btype, int ldb,
+                                          long long int strideB, const void* beta, void* C, cudaDataType Ctype,
+                                          int ldc, long long int strideC, int batchCount,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  const char* api = "cublasGemmStridedBatchedEx";
+  if (batchCount < 0) return invalid(api, format_string("batchCount=%d must not be negative", batchCount));
+  const bool all_float = Atype == CUDA_R_32F && Btype == CUDA_R_32F && Ctype == CUDA_R_32F;
+  if (all_float && float_compute(computeType)) {  // one call, modelled as one batched product
+    return cublasSgemmStridedBatched(handle, transa, transb, m, n, k, static_cast<const float*>(alpha),
+                                     static_cast<const float*>(A), lda, strideA, static_cast<const float*>(B), ldb,
+                                     strideB, static_cast<const float*>(beta), static_cast<float*>(C), ldc, strideC,
+                                     batchCount);
+  }
+  // Otherwise one cublasGemmEx per matrix, which checks the types and shapes and says what it
+  // does not support.
+  auto element = [](cudaDataType type) -> long long { return type == CUDA_R_16BF ? 2 : 4; };
+  for (int i = 0; i < batchCount; ++i) {
+    const cublasStatus_t status = cublasGemmEx(
+        handle, transa, transb, m, n, k, alpha, static_cast<const char*>(A) + i * strideA * element(Atype), Atype, lda,
+        static_cast<const char*>(B) + i * strideB * element(Btype), Btype, ldb, beta,
+        static_cast<char*>(C) + i * strideC * element(Ctype), Ctype, ldc, computeType, algo);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}

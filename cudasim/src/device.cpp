@@ -4,6 +4,7 @@
 // there so that device-query code prints sensible numbers.
 #include <sched.h>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -109,6 +110,35 @@ cudaError_t cudaGetDeviceFlags(unsigned* flags) {
   if (flags == nullptr) return record_error(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(device_flags_mutex);
   *flags = device_flags[this_thread_device] | cudaDeviceMapHost;
+  return cudaSuccess;
+}
+
+namespace {
+constexpr int kLimitCount = cudaLimitPersistingL2CacheSize + 1;
+/// A GPU's defaults, by cudaLimit (the persisting L2 share starts at 0).
+constexpr size_t kDefaultLimits[kLimitCount] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+std::mutex limits_mutex;
+std::map<int, std::array<size_t, kLimitCount>> device_limits;  // per device, once one is set
+
+std::array<size_t, kLimitCount>& limits_of_current_device() {
+  auto [it, added] = device_limits.try_emplace(this_thread_device);
+  if (added) std::copy(std::begin(kDefaultLimits), std::end(kDefaultLimits), it->second.begin());
+  return it->second;
+}
+}  // namespace
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if (limit < 0 || limit >= kLimitCount) return record_error(cudaErrorUnsupportedLimit);
+  std::lock_guard<std::mutex> lock(limits_mutex);
+  limits_of_current_device()[limit] = value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  if (value == nullptr) return record_error(cudaErrorInvalidValue);
+  if (limit < 0 || limit >= kLimitCount) return record_error(cudaErrorUnsupportedLimit);
+  std::lock_guard<std::mutex> lock(limits_mutex);
+  *value = limits_of_current_device()[limit];
   return cudaSuccess;
 }
 

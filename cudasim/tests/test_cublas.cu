@@ -158,6 +158,42 @@ TEST_F(Cublas, SgemmStridedBatchedMultipliesEachBatchIndependently) {
   }
 }
 
+// The Ex form of the strided batch, with float and with bf16 operands: each batch is the
+// product of its own matrices.
+TEST_F(Cublas, GemmStridedBatchedExMultipliesEachBatchIndependently) {
+  const int m = 3, n = 5, k = 4, batches = 3;
+  const long long stride_a = m * k + 1, stride_b = k * n, stride_c = m * n + 2;
+  const std::vector<float> a = values<float>(stride_a * batches, 9), b = values<float>(stride_b * batches, 10);
+  const std::vector<float> c = values<float>(stride_c * batches, 11);
+  // bf16 copies of A and B, and the float values they hold.
+  std::vector<__nv_bfloat16> a16(a.size()), b16(b.size());
+  std::vector<float> a_held(a.size()), b_held(b.size());
+  for (size_t i = 0; i < a.size(); ++i) a_held[i] = __bfloat162float(a16[i] = __float2bfloat16(a[i]));
+  for (size_t i = 0; i < b.size(); ++i) b_held[i] = __bfloat162float(b16[i] = __float2bfloat16(b[i]));
+  const float alpha = 1.0f, beta = 2.0f;
+  for (const bool bf16 : {false, true}) {
+    DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+    DeviceBuffer<__nv_bfloat16> d_a16(a16), d_b16(b16);
+    const void* A = bf16 ? static_cast<const void*>(d_a16.get()) : d_a.get();
+    const void* B = bf16 ? static_cast<const void*>(d_b16.get()) : d_b.get();
+    const cudaDataType type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+    ASSERT_CUBLAS(cublasGemmStridedBatchedEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, A, type, m,
+                                             stride_a, B, type, k, stride_b, &beta, d_c.get(), CUDA_R_32F, m,
+                                             stride_c, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    const std::vector<float> got = d_c.download();
+    const std::vector<float>& a_in = bf16 ? a_held : a;
+    const std::vector<float>& b_in = bf16 ? b_held : b;
+    for (int batch = 0; batch < batches; ++batch) {
+      std::vector<float> a_i(a_in.begin() + batch * stride_a, a_in.begin() + batch * stride_a + m * k);
+      std::vector<float> b_i(b_in.begin() + batch * stride_b, b_in.begin() + batch * stride_b + k * n);
+      std::vector<float> c_i(c.begin() + batch * stride_c, c.begin() + batch * stride_c + m * n);
+      reference_gemm(false, false, m, n, k, alpha, a_i, m, b_i, k, beta, c_i, m);
+      for (int i = 0; i < m * n; ++i)
+        EXPECT_NEAR(got[batch * stride_c + i], c_i[i], 1e-4f) << (bf16 ? "bf16" : "float") << " batch " << batch;
+    }
+  }
+}
+
 TEST_F(Cublas, SgemvComputesAlphaOpAXPlusBetaY) {
   const int m = 7, n = 5, lda = 9;
   const std::vector<float> a = values<float>(lda * n, 12);

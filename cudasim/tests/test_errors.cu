@@ -153,4 +153,24 @@ TEST(DeviceQueries, WarpSizeIs32AndLimitsMatchTheLaunchChecks) {
   EXPECT_GE(count, 1);
 }
 
+TEST(DeviceQueries, LimitsAreKeptPerDevice) {
+  size_t heap = 0, stack = 0;
+  ASSERT_CUDA(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
+  ASSERT_CUDA(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+  EXPECT_GT(heap, 0u);
+  EXPECT_GT(stack, 0u);
+  ASSERT_CUDA(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 64u << 20));
+  size_t now = 0;
+  ASSERT_CUDA(cudaDeviceGetLimit(&now, cudaLimitMallocHeapSize));
+  EXPECT_GE(now, 64u << 20);
+  ASSERT_CUDA(cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap));  // as it was
+#ifdef CUDASIM  // a GPU's defaults differ between generations
+  EXPECT_EQ(heap, 8u << 20);
+  EXPECT_EQ(stack, 1024u);
+  EXPECT_EQ(now, 64u << 20);
+  EXPECT_EQ(cudaDeviceSetLimit(static_cast<cudaLimit>(99), 1), cudaErrorUnsupportedLimit);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorUnsupportedLimit);
+#endif
+}
+
 }  // namespace

@@ -107,6 +107,7 @@ enum cudaError {
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
   cudaErrorAssert = 710,
+  cudaErrorUnsupportedLimit = 215,
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
   cudaErrorPeerAccessAlreadyEnabled = 704,
@@ -125,6 +126,17 @@ enum cudaError {
   cudaErrorUnknown = 999,
 };
 typedef enum cudaError cudaError_t;
+
+/// Per-device limits (cudaDeviceSetLimit, cudaDeviceGetLimit).
+enum cudaLimit {
+  cudaLimitStackSize = 0,
+  cudaLimitPrintfFifoSize = 1,
+  cudaLimitMallocHeapSize = 2,
+  cudaLimitDevRuntimeSyncDepth = 3,
+  cudaLimitDevRuntimePendingLaunchCount = 4,
+  cudaLimitMaxL2FetchGranularity = 5,
+  cudaLimitPersistingL2CacheSize = 6,
+};
 
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
