@@ -52,7 +52,13 @@ struct Graph : CUgraph_st {
 };
 
 struct GraphExec : CUgraphExec_st {
-  std::shared_ptr<const GraphNodes> nodes;  // the nodes' work in the order they run
+  // The nodes' work in the order they run; replaced as a whole by an update, so that a launch
+  // already queued keeps the work it was queued with.
+  std::shared_ptr<const GraphNodes> nodes;
+  // Where each node of the graph it was made from (or updated from) runs in `nodes`.
+  std::map<const CUgraphNode_st*, size_t> position;
+  // Each node's dependencies, by the order nodes were added: what an update must keep.
+  std::vector<std::vector<size_t>> topology;
 };
 
 // One lock for graphs, their nodes and executables (guards the maps and the graphs' contents).
@@ -64,12 +70,6 @@ std::map<const CUgraphExec_st*, std::unique_ptr<GraphExec>> executables;
 Graph* find_graph(cudaGraph_t handle) {
   auto it = graphs.find(handle);
   return it == graphs.end() ? nullptr : it->second.get();
-}
-
-GraphExec* find_exec(cudaGraphExec_t handle) {
-  std::lock_guard<std::mutex> lock(graphs_mutex);
-  auto it = executables.find(handle);
-  return it == executables.end() ? nullptr : it->second.get();
 }
 
 Graph* register_graph(std::unique_ptr<Graph> g) {
@@ -101,30 +101,72 @@ cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNo
   return cudaSuccess;
 }
 
-/// The nodes' work with every node after its dependencies, ties in the order the nodes were
-/// added. False when the dependencies form a cycle.
-bool order_nodes(const Graph& g, GraphNodes& ordered) {
+/// Each node's dependencies, by the order the nodes were added.
+std::vector<std::vector<size_t>> topology_of(const Graph& g) {
+  std::vector<std::vector<size_t>> topology(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const Node* d : g.nodes[i]->dependencies) topology[i].push_back(g.index.at(d));
+  return topology;
+}
+
+/// Makes `e` run `g`: its nodes' work with every node after its dependencies, ties in the order
+/// the nodes were added. False when the dependencies form a cycle. The caller holds
+/// graphs_mutex.
+bool instantiate_into(const Graph& g, GraphExec& e) {
   const size_t count = g.nodes.size();
-  std::vector<size_t> waiting(count, 0);        // dependencies not yet placed
+  const std::vector<std::vector<size_t>> topology = topology_of(g);
+  std::vector<size_t> waiting(count, 0);          // dependencies not yet placed
   std::vector<std::vector<size_t>> after(count);  // the nodes that depend on each node
   for (size_t i = 0; i < count; ++i)
-    for (const Node* d : g.nodes[i]->dependencies) {
+    for (size_t d : topology[i]) {
       ++waiting[i];
-      after[g.index.at(d)].push_back(i);
+      after[d].push_back(i);
     }
   std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;  // earliest added first
   for (size_t i = 0; i < count; ++i)
     if (waiting[i] == 0) ready.push(i);
-  size_t placed = 0;
+  auto ordered = std::make_shared<GraphNodes>();
+  std::map<const CUgraphNode_st*, size_t> position;
   while (!ready.empty()) {
     const size_t i = ready.top();
     ready.pop();
-    ++placed;
-    if (g.nodes[i]->work) ordered.push_back(g.nodes[i]->work);
+    position[g.nodes[i].get()] = ordered->size();
+    ordered->push_back(g.nodes[i]->work ? g.nodes[i]->work : std::function<void()>([] {}));
     for (size_t next : after[i])
       if (--waiting[next] == 0) ready.push(next);
   }
-  return placed == count;
+  if (ordered->size() != count) return false;
+  e.nodes = std::move(ordered);
+  e.position.insert(position.begin(), position.end());
+  e.topology = topology;
+  return true;
+}
+
+/// The work of a kernel node: the kernel must be known with its type; the arguments are copied
+/// and the configuration checked now.
+cudaError_t kernel_node_work(const char* api, const cudaKernelNodeParams* params, const char* file, unsigned line,
+                             std::function<void()>& work) {
+  if (params == nullptr) return cudaErrorInvalidValue;
+  ArgumentUnpacker unpack = nullptr;
+  std::size_t parameter_count = 0;
+  const char* name = nullptr;
+  if (!find_kernel(params->func, unpack, parameter_count, name)) {
+    report("%s at %s:%u: %p is not a kernel the simulator has seen with its type; name the kernel once before "
+           "(for example cudaFuncGetAttributes(&attributes, kernel))",
+           api, file, line, params->func);
+    return cudaErrorInvalidDeviceFunction;
+  }
+  if (params->extra != nullptr) {
+    report("%s at %s:%u: arguments in the `extra` format are not supported by the simulator; pass them in "
+           "kernelParams", api, file, line);
+    return cudaErrorNotSupported;
+  }
+  if (params->kernelParams == nullptr && parameter_count != 0) return cudaErrorInvalidValue;
+  const LaunchConfig config{{name, file, line}, params->gridDim, params->blockDim, params->sharedMemBytes, nullptr};
+  const cudaError_t valid = check_launch(config, params->func);
+  if (valid != cudaSuccess) return valid;
+  work = launch_work(config, unpack(params->func, params->kernelParams));
+  return cudaSuccess;
 }
 
 }  // namespace
@@ -185,28 +227,10 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                    size_t dependency_count, const cudaKernelNodeParams* params, const char* file,
                                    unsigned line) {
-  if (params == nullptr) return record_error(cudaErrorInvalidValue);
-  ArgumentUnpacker unpack = nullptr;
-  std::size_t parameter_count = 0;
-  const char* name = nullptr;
-  if (!find_kernel(params->func, unpack, parameter_count, name)) {
-    report("cudaGraphAddKernelNode at %s:%u: %p is not a kernel the simulator has seen with its type; name "
-           "the kernel once before (for example cudaFuncGetAttributes(&attributes, kernel))",
-           file, line, params->func);
-    return record_error(cudaErrorInvalidDeviceFunction);
-  }
-  if (params->extra != nullptr) {
-    report("cudaGraphAddKernelNode at %s:%u: arguments in the `extra` format are not supported by the "
-           "simulator; pass them in kernelParams", file, line);
-    return record_error(cudaErrorNotSupported);
-  }
-  if (params->kernelParams == nullptr && parameter_count != 0) return record_error(cudaErrorInvalidValue);
-  const LaunchConfig config{{name, file, line}, params->gridDim, params->blockDim, params->sharedMemBytes, nullptr};
-  const cudaError_t valid = check_launch(config, params->func);
-  if (valid != cudaSuccess) return valid;
-  // The arguments are copied now, as CUDA copies them when the node is added.
-  return record_error(add_node(node, graph, dependencies, dependency_count,
-                               launch_work(config, unpack(params->func, params->kernelParams))));
+  std::function<void()> work;
+  const cudaError_t valid = kernel_node_work("cudaGraphAddKernelNode", params, file, line, work);
+  if (valid != cudaSuccess) return record_error(valid);
+  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
@@ -297,12 +321,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
     Graph* g = find_graph(graph);
     if (g == nullptr) return record_error(cudaErrorInvalidValue);
     // A copy of the work: later edits of the graph do not change the executable.
-    auto ordered = std::make_shared<GraphNodes>();
-    if (!order_nodes(*g, *ordered)) {
+    if (!instantiate_into(*g, *e)) {
       report("cudaGraphInstantiate: the graph's dependencies form a cycle");
       return record_error(cudaErrorInvalidValue);
     }
-    e->nodes = std::move(ordered);
   }
   *exec = e.get();
   std::lock_guard<std::mutex> lock(graphs_mutex);
@@ -310,12 +332,53 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
   return cudaSuccess;
 }
 
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo* info) {
+  if (info != nullptr) *info = {cudaGraphExecUpdateError, nullptr, nullptr};
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  auto it = executables.find(exec);
+  Graph* g = find_graph(graph);
+  if (it == executables.end() || g == nullptr) return record_error(cudaErrorInvalidValue);
+  GraphExec& e = *it->second;
+  if (topology_of(*g) != e.topology) {
+    if (info != nullptr) info->result = cudaGraphExecUpdateErrorTopologyChanged;
+    return record_error(cudaErrorGraphExecUpdateFailure);
+  }
+  if (!instantiate_into(*g, e)) return record_error(cudaErrorInvalidValue);  // a cycle: the topology had none
+  if (info != nullptr) info->result = cudaGraphExecUpdateSuccess;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams* params, const char* file, unsigned line) {
+  std::function<void()> work;
+  const cudaError_t valid = kernel_node_work("cudaGraphExecKernelNodeSetParams", params, file, line, work);
+  if (valid != cudaSuccess) return record_error(valid);
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  auto it = executables.find(exec);
+  if (it == executables.end()) return record_error(cudaErrorInvalidValue);
+  GraphExec& e = *it->second;
+  auto at = e.position.find(node);
+  if (at == e.position.end()) {
+    report("cudaGraphExecKernelNodeSetParams at %s:%u: the node is not one of the graph this executable was made "
+           "from", file, line);
+    return record_error(cudaErrorInvalidValue);
+  }
+  auto nodes = std::make_shared<GraphNodes>(*e.nodes);  // launches already queued keep the old work
+  (*nodes)[at->second] = std::move(work);
+  e.nodes = std::move(nodes);
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
-  GraphExec* e = find_exec(exec);
-  if (e == nullptr) return record_error(cudaErrorInvalidValue);
+  std::shared_ptr<const GraphNodes> nodes;
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    auto it = executables.find(exec);
+    if (it == executables.end()) return record_error(cudaErrorInvalidValue);
+    nodes = it->second->nodes;
+  }
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   count_graph_launch_call();
-  std::shared_ptr<const GraphNodes> nodes = e->nodes;
   return record_error(enqueue(stream, [nodes] {
     cudasim::detail::GraphReplay replay;
     for (const auto& node : *nodes) node();

@@ -1,5 +1,5 @@
 // CUDA graphs built node by node: kernel, 1-D and 3-D copy, memset, host and empty nodes, and
-// clones of a graph; dependencies given
+// clones of a graph, executables updated node by node or from another graph; dependencies given
 // when a node is added or later with cudaGraphAddDependencies, instantiated and launched more
 // than once. Kernel arguments are copied when the node is added. Valid CUDA: the same file runs
 // on a GPU (cudaGraphAddDependencies takes edge data from CUDA 13 on).
@@ -260,6 +260,73 @@ TEST(GraphApi, AMemsetNodeSetsTwoByteElementsRowByRow) {
   ASSERT_CUDA(cudaGraphExecDestroy(exec));
   ASSERT_CUDA(cudaGraphDestroy(graph));
   ASSERT_CUDA(cudaFree(d));
+}
+
+// New arguments for a kernel node of an executable change the launches after the call.
+TEST(GraphApi, ExecKernelNodeSetParamsChangesTheLaunchesThatFollow) {
+  int* x = nullptr;
+  ASSERT_CUDA(cudaMalloc(&x, sizeof(int)));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  int value = 1;
+  void* args[] = {&x, &value};
+  cudaKernelNodeParams p = kernel_params(reinterpret_cast<void*>(set_value), dim3(1), dim3(1), args);
+  cudaGraphNode_t node;
+  ASSERT_CUDA(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &p));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  int got = 0;
+  for (int v : {1, 5, 9}) {
+    value = v;  // copied by the call below, not read at launch
+    if (v != 1) ASSERT_CUDA(cudaGraphExecKernelNodeSetParams(exec, node, &p));
+    value = -1;
+    ASSERT_CUDA(cudaGraphLaunch(exec, nullptr));
+    ASSERT_CUDA(cudaMemcpy(&got, x, sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, v);
+  }
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaFree(x));
+}
+
+// An executable takes the work of another graph of the same shape; a graph of another shape is
+// refused and the executable keeps its work.
+TEST(GraphApi, ExecUpdateTakesTheWorkOfAGraphOfTheSameShape) {
+  int* x = nullptr;
+  ASSERT_CUDA(cudaMalloc(&x, sizeof(int)));
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  auto capture = [&](int value, bool twice) {
+    cudaGraph_t g{};
+    EXPECT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    set_value<<<1, 1, 0, s>>>(x, value);
+    affine<<<1, 1, 0, s>>>(x);  // 2v + 1
+    if (twice) affine<<<1, 1, 0, s>>>(x);
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    return g;
+  };
+  cudaGraph_t first = capture(1, false), second = capture(10, false), longer = capture(3, true);
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, first, 0));
+  cudaGraphExecUpdateResultInfo info{};
+  ASSERT_CUDA(cudaGraphExecUpdate(exec, second, &info));
+  EXPECT_EQ(info.result, cudaGraphExecUpdateSuccess);
+  int got = 0;
+  ASSERT_CUDA(cudaGraphLaunch(exec, s));
+  ASSERT_CUDA(cudaMemcpyAsync(&got, x, sizeof(int), cudaMemcpyDeviceToHost, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(got, 21);
+  EXPECT_EQ(cudaGraphExecUpdate(exec, longer, &info), cudaErrorGraphExecUpdateFailure);
+  EXPECT_EQ(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+  (void)cudaGetLastError();
+  ASSERT_CUDA(cudaGraphLaunch(exec, s));  // still the second graph's work
+  ASSERT_CUDA(cudaMemcpyAsync(&got, x, sizeof(int), cudaMemcpyDeviceToHost, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(got, 21);
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  for (cudaGraph_t g : {first, second, longer}) ASSERT_CUDA(cudaGraphDestroy(g));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  ASSERT_CUDA(cudaFree(x));
 }
 
 TEST(GraphApi, BadArgumentsAreInvalidValues) {

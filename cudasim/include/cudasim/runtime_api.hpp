@@ -215,6 +215,26 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t*, char*, size_t) {
   return cudaGraphInstantiate(exec, graph, 0);
 }
+/// Makes `exec` run `graph` instead of the graph it was made from, when both have the same
+/// dependencies between the same number of nodes (by the order the nodes were added), else
+/// cudaErrorGraphExecUpdateFailure with cudaGraphExecUpdateErrorTopologyChanged. Launches already
+/// queued run the old work. Node types are not compared (those of captured work are unknown).
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo* info);
+/// The CUDA 11 form, which the toolkit's cuda_runtime.h still offers.
+inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
+                                       cudaGraphExecUpdateResult* result) {
+  cudaGraphExecUpdateResultInfo info{};
+  const cudaError_t e = cudaGraphExecUpdate(exec, graph, &info);
+  if (error_node != nullptr) *error_node = info.errorNode;
+  if (result != nullptr) *result = info.result;
+  return e;
+}
+/// New arguments or configuration for a kernel node of an instantiated graph (`node` of the graph
+/// it was made or updated from), checked as cudaGraphAddKernelNode checks them; launches already
+/// queued keep the old ones.
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams* params, const char* file = __builtin_FILE(),
+                                             unsigned line = __builtin_LINE());
 inline cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
                                                  unsigned long long flags = 0) {
   return cudaGraphInstantiate(exec, graph, flags);

@@ -122,6 +122,7 @@ enum cudaError {
   cudaErrorStreamCaptureUnmatched = 903,
   cudaErrorStreamCaptureIsolation = 905,
   cudaErrorCapturedEvent = 907,
+  cudaErrorGraphExecUpdateFailure = 910,
   cudaErrorIllegalState = 401,
   cudaErrorUnknown = 999,
 };
@@ -344,6 +345,25 @@ struct cudaKernelNodeParams {
   unsigned int sharedMemBytes;
   void** kernelParams;
   void** extra;
+};
+
+/// Why cudaGraphExecUpdate could not update an executable (the simulator compares the
+/// graphs' dependencies only: the types of captured work are not known to it).
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0x0,
+  cudaGraphExecUpdateError = 0x1,
+  cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+  cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+  cudaGraphExecUpdateErrorParametersChanged = 0x5,
+  cudaGraphExecUpdateErrorNotSupported = 0x6,
+  cudaGraphExecUpdateErrorUnsupportedFunctionChange = 0x7,
+  cudaGraphExecUpdateErrorAttributesChanged = 0x8,
+};
+struct cudaGraphExecUpdateResultInfo {
+  cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode;
+  cudaGraphNode_t errorFromNode;
 };
 
 /// What an edge of a graph carries (CUDA 13). Only the default, all zero, is supported.
