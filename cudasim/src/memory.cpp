@@ -210,6 +210,49 @@ Arena& arena() {
   return instance;
 }
 
+/// A device's default memory pool: the bytes that stream-ordered allocations hold (used and
+/// reserved are the same here: freed memory goes back at once), and its attributes.
+struct MemPool : CUmemPoolHandle_st {
+  int device = 0;
+  std::uint64_t used = 0, used_high = 0;
+  std::uint64_t release_threshold = 0;
+  int reuse_follow_event_dependencies = 1, reuse_allow_opportunistic = 1, reuse_allow_internal_dependencies = 1;
+};
+std::mutex pools_mutex;
+std::map<int, MemPool> pools;                                            // by device
+std::map<std::uintptr_t, std::pair<int, std::size_t>> pool_allocations;  // start -> device, size
+
+/// The caller holds pools_mutex.
+MemPool& pool_of(int device) {
+  MemPool& pool = pools[device];
+  pool.device = device;
+  return pool;
+}
+
+void count_pool_allocation(const void* p, int device, std::size_t size) {
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  MemPool& pool = pool_of(device);
+  pool.used += size;
+  pool.used_high = std::max(pool.used_high, pool.used);
+  pool_allocations[reinterpret_cast<std::uintptr_t>(p)] = {device, size};
+}
+
+void count_pool_free(const void* p) {
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  auto it = pool_allocations.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == pool_allocations.end()) return;
+  pool_of(it->second.first).used -= it->second.second;
+  pool_allocations.erase(it);
+}
+
+/// The memory of `device` was all freed (cudaDeviceReset).
+void forget_pool_allocations(int device) {
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  for (auto it = pool_allocations.begin(); it != pool_allocations.end();)
+    it = it->second.first == device ? pool_allocations.erase(it) : std::next(it);
+  pool_of(device).used = 0;
+}
+
 /// Page-locked host buffers from cudaMallocHost/cudaHostAlloc/cudaHostRegister.
 std::mutex pinned_mutex;
 std::map<std::uintptr_t, std::size_t> pinned;
@@ -313,7 +356,10 @@ bool describe_device_address(const void* pointer, std::string& description) {
   return true;
 }
 
-void free_device_memory(int device) { arena().free_device(device); }
+void free_device_memory(int device) {
+  arena().free_device(device);
+  forget_pool_allocations(device);
+}
 
 bool find_live_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, false); }
 
@@ -426,6 +472,69 @@ cudaError_t cudaFree(void* ptr) {
   return cudaSuccess;
 }
 
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return record_error(cudaErrorInvalidValue);
+  if (device < 0 || device >= device_count()) return record_error(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  *pool = &pool_of(device);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, void* value) {
+  if (pool == nullptr || value == nullptr) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  MemPool& p = *static_cast<MemPool*>(pool);
+  switch (attribute) {
+    case cudaMemPoolReuseFollowEventDependencies: p.reuse_follow_event_dependencies = *static_cast<int*>(value); break;
+    case cudaMemPoolReuseAllowOpportunistic: p.reuse_allow_opportunistic = *static_cast<int*>(value); break;
+    case cudaMemPoolReuseAllowInternalDependencies: p.reuse_allow_internal_dependencies = *static_cast<int*>(value); break;
+    case cudaMemPoolAttrReleaseThreshold: p.release_threshold = *static_cast<std::uint64_t*>(value); break;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh:  // may only be reset, to the current use
+      if (*static_cast<std::uint64_t*>(value) != 0) return record_error(cudaErrorInvalidValue);
+      p.used_high = p.used;
+      break;
+    default:
+      return record_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, void* value) {
+  if (pool == nullptr || value == nullptr) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  const MemPool& p = *static_cast<MemPool*>(pool);
+  switch (attribute) {
+    case cudaMemPoolReuseFollowEventDependencies: *static_cast<int*>(value) = p.reuse_follow_event_dependencies; break;
+    case cudaMemPoolReuseAllowOpportunistic: *static_cast<int*>(value) = p.reuse_allow_opportunistic; break;
+    case cudaMemPoolReuseAllowInternalDependencies: *static_cast<int*>(value) = p.reuse_allow_internal_dependencies; break;
+    case cudaMemPoolAttrReleaseThreshold: *static_cast<std::uint64_t*>(value) = p.release_threshold; break;
+    case cudaMemPoolAttrReservedMemCurrent:
+    case cudaMemPoolAttrUsedMemCurrent: *static_cast<std::uint64_t*>(value) = p.used; break;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh: *static_cast<std::uint64_t*>(value) = p.used_high; break;
+    default: return record_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+  return pool == nullptr ? record_error(cudaErrorInvalidValue) : cudaSuccess;  // nothing is kept back
+}
+
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                                    const char* file, unsigned line) {
+  if (pool == nullptr) return record_error(cudaErrorInvalidValue);
+  const int device = static_cast<MemPool*>(pool)->device;
+  const int previous = current_device();
+  if (device != previous) cudaSetDevice(device);  // the pool's device owns the memory
+  const cudaError_t e = cudaMallocAsync(ptr, size, stream, file, line);
+  if (device != previous) cudaSetDevice(previous);
+  return e;
+}
+
 cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file, unsigned line) {
   if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
   if (is_capturing(stream)) {
@@ -437,7 +546,9 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const 
   // task only checks the stream handle.
   const cudaError_t queued = enqueue(stream, [] {});
   if (queued != cudaSuccess) return record_error(queued);
-  return cudaMalloc(ptr, size, file, line);
+  const cudaError_t e = cudaMalloc(ptr, size, file, line);
+  if (e == cudaSuccess) count_pool_allocation(*ptr, current_device(), size);
+  return e;
 }
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
@@ -458,6 +569,7 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     pending_frees.insert(reinterpret_cast<std::uintptr_t>(ptr));
   }
   const cudaError_t queued = enqueue(stream, [ptr] {
+    count_pool_free(ptr);
     arena().free(ptr);  // on the stream's thread, after the work queued before it
     std::lock_guard<std::mutex> lock(pending_frees_mutex);
     pending_frees.erase(reinterpret_cast<std::uintptr_t>(ptr));

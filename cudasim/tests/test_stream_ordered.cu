@@ -61,6 +61,44 @@ TEST(StreamOrderedMemory, FreeAsyncWaitsForEarlierWorkOnTheStream) {
 }
 
 #ifdef CUDASIM  // a GPU's answers to these misuses are not all documented
+// The default pool keeps its attributes and counts what stream-ordered allocations hold.
+TEST(StreamOrderedMemory, TheDefaultPoolKeepsItsAttributesAndCountsWhatAllocationsHold) {
+  int device = 0;
+  ASSERT_CUDA(cudaGetDevice(&device));
+  cudaMemPool_t pool;
+  ASSERT_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
+  unsigned long long threshold = 64ull << 20, back = 0;
+  ASSERT_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  ASSERT_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &back));
+  EXPECT_EQ(back, threshold);
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  unsigned long long before = 0, during = 0, after = 0, high = 0;
+  ASSERT_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &before));
+  const size_t bytes = 3u << 20;
+  void* p = nullptr;
+  ASSERT_CUDA(cudaMallocFromPoolAsync(&p, bytes, pool, s));
+  ASSERT_CUDA(cudaMemsetAsync(p, 0, bytes, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  ASSERT_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &during));
+  EXPECT_GE(during, before + bytes);
+  ASSERT_CUDA(cudaFreeAsync(p, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  ASSERT_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &after));
+  ASSERT_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
+  EXPECT_EQ(after, before);
+  EXPECT_GE(high, during);
+  unsigned long long zero = 0;
+  ASSERT_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));  // resets the mark
+  ASSERT_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
+  EXPECT_EQ(high, after);
+  ASSERT_CUDA(cudaMemPoolTrimTo(pool, 0));
+#ifdef CUDASIM  // a GPU rounds what a pool holds up to its own granularity
+  EXPECT_EQ(during, before + bytes);
+#endif
+  ASSERT_CUDA(cudaStreamDestroy(s));
+}
+
 TEST(StreamOrderedMemory, FreeAsyncOfAPointerThatIsNotAnAllocationIsAnError) {
   int on_host = 0;
   EXPECT_EQ(cudaFreeAsync(&on_host, nullptr), cudaErrorInvalidValue);

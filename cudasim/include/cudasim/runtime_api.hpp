@@ -85,6 +85,24 @@ inline cudaError_t cudaMallocAsync(T** ptr, size_t size, cudaStream_t stream, co
 }
 /// Frees in stream order: after the work queued on `stream` before it has finished.
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
+/// Each device has one memory pool, its default one, which cudaMallocAsync draws from. Its
+/// attributes are kept; the release threshold and the reuse policies change nothing (freed
+/// memory goes back at once); used and reserved memory are the bytes that stream-ordered
+/// allocations of the device hold, the high marks their most (reset by setting them to 0).
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, void* value);
+/// Nothing is kept back, so there is nothing to trim.
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
+/// cudaMallocAsync from `pool`, on the pool's device.
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                                    const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+template <class T>
+inline cudaError_t cudaMallocFromPoolAsync(T** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                                           const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), size, pool, stream, file, line);
+}
 /// Rows of `width` bytes, each starting at a multiple of the returned pitch (512 bytes here).
 cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
                             const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());

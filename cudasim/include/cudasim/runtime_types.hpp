@@ -385,6 +385,20 @@ enum cudaStreamCaptureStatus {
   cudaStreamCaptureStatusInvalidated = 2,
 };
 
+/// A memory pool (the default one of a device; see cudaDeviceGetDefaultMemPool).
+struct CUmemPoolHandle_st {};
+typedef CUmemPoolHandle_st* cudaMemPool_t;
+enum cudaMemPoolAttr {
+  cudaMemPoolReuseFollowEventDependencies = 0x1,
+  cudaMemPoolReuseAllowOpportunistic = 0x2,
+  cudaMemPoolReuseAllowInternalDependencies = 0x3,
+  cudaMemPoolAttrReleaseThreshold = 0x4,
+  cudaMemPoolAttrReservedMemCurrent = 0x5,
+  cudaMemPoolAttrReservedMemHigh = 0x6,
+  cudaMemPoolAttrUsedMemCurrent = 0x7,
+  cudaMemPoolAttrUsedMemHigh = 0x8,
+};
+
 struct CUstream_st;
 struct CUevent_st;
 typedef CUstream_st* cudaStream_t;
