@@ -691,7 +691,8 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   // Practices Guide: overlapping transfers with computation needs pinned memory). Copies
   // between device buffers stay asynchronous.
   const void* host_side = is_device_pointer(dst) ? src : dst;
-  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
+  // While the stream captures, the copy becomes a node of the graph, pageable or not, as in CUDA.
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side) || is_capturing(stream);
   auto copy = [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); };
   record_copy(dst, src, count);
   return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy, true));
@@ -814,7 +815,7 @@ cudaError_t copy_on_stream(const StridedCopy& c, cudaStream_t stream) {
   if (c.bytes() == 0) return cudaSuccess;
   record_copy(c.dst, c.src, c.bytes());
   const void* host_side = is_device_pointer(c.dst) ? c.src : c.dst;
-  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side);
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side) || is_capturing(stream);
   auto rows = [c] { c.run(); };
   return asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows, true);
 }

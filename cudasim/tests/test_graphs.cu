@@ -142,6 +142,27 @@ TEST_F(Graphs, ACaptureForksIntoAnotherStreamThroughAnEventAndJoinsBack) {
   EXPECT_EQ(cudaStreamDestroy(side), cudaSuccess);
 }
 
+// A copy into pageable host memory is captured as a node like any other (outside a capture it
+// would wait for the stream instead), and each replay copies again.
+TEST_F(Graphs, ACopyToPageableMemoryIsCapturedAndRunsAtEachReplay) {
+  std::vector<int> host(kN, -1);
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
+  add_one<<<3, 128, 0, stream_>>>(values_, kN);
+  ASSERT_EQ(cudaMemcpyAsync(host.data(), values_, kN * sizeof(int), cudaMemcpyDeviceToHost, stream_), cudaSuccess);
+  cudaGraph_t graph{};
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  EXPECT_EQ(host[0], -1);  // recording copied nothing
+  cudaGraphExec_t exec{};
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 1; replay <= 2; ++replay) {
+    ASSERT_EQ(cudaGraphLaunch(exec, stream_), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    for (int i = 0; i < kN; ++i) ASSERT_EQ(host[i], replay) << "replay " << replay << " at " << i;
+  }
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+}
+
 #ifdef CUDASIM  // how a GPU answers these misuses is documented only in part
 TEST_F(Graphs, ACaptureEndsOnlyWhereItBeganAndItsEventsCannotBeWaitedForByTheHost) {
   cudaStream_t side{};
