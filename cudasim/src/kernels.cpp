@@ -36,8 +36,9 @@ KernelRegistry& known() {
   return *registry;
 }
 
-/// The kernel's name from the symbol table where the executable exports it, else its address.
-std::string symbol_name(const void* kernel) {
+/// The kernel's name from the symbol table where the executable exports it, else `name` (as the
+/// source spells it) when known, else its address.
+std::string symbol_name(const void* kernel, const char* name) {
   Dl_info info{};
   if (dladdr(kernel, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == kernel) {
     int status = 0;
@@ -46,16 +47,16 @@ std::string symbol_name(const void* kernel) {
     std::free(demangled);
     return name;
   }
-  return format_string("kernel at %p", kernel);
+  return name != nullptr ? std::string(name) : format_string("kernel at %p", kernel);
 }
 
 }  // namespace
 
-void register_kernel(const void* kernel, ArgumentUnpacker unpack, std::size_t parameter_count) {
+void register_kernel(const void* kernel, ArgumentUnpacker unpack, std::size_t parameter_count, const char* name) {
   KernelRegistry& r = known();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.kernels.find(kernel);
-  if (it == r.kernels.end()) r.kernels.emplace(kernel, KnownKernel{unpack, parameter_count, symbol_name(kernel)});
+  if (it == r.kernels.end()) r.kernels.emplace(kernel, KnownKernel{unpack, parameter_count, symbol_name(kernel, name)});
 }
 
 bool find_kernel(const void* kernel, ArgumentUnpacker& unpack, std::size_t& parameter_count, const char*& name) {

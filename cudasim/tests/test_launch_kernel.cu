@@ -136,6 +136,18 @@ TEST(LaunchKernel, CApiLaunchesKernelsTheProgramNeverLaunchedOrNamedBefore) {
   ASSERT_CUDA(cudaMemcpy(host.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], n - 1 - i + 1000) << "at " << i;
   ASSERT_CUDA(cudaFree(d));
+  // The other overload, by its own address.
+  float* f = nullptr;
+  ASSERT_CUDA(cudaMalloc(&f, n * sizeof(float)));
+  ASSERT_CUDA(cudaMemset(f, 0, n * sizeof(float)));
+  float half = 0.5f;
+  void* float_args[] = {&f, &half};
+  void (*add_floats)(float*, float) = add_to;
+  ASSERT_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(add_floats), dim3(1), dim3(n), float_args, 0, nullptr));
+  std::vector<float> floats(n);
+  ASSERT_CUDA(cudaMemcpy(floats.data(), f, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(floats[i], 0.5f) << "at " << i;
+  ASSERT_CUDA(cudaFree(f));
 }
 
 TEST(LaunchKernel, KernelWithoutParametersTakesNullArgs) {

@@ -248,4 +248,24 @@ TEST(DynamicSharedMemory, TheDefaultLimitIsExactly48KiB) {
   ASSERT_CUDA(cudaFree(d));
 }
 
+// `__shared__ alignas(N)`, as NVIDIA's samples write it: the array starts at a multiple of N.
+__global__ void aligned_shared(unsigned long long* misalignment) {
+  __shared__ char before[3];
+  __shared__ alignas(64) float tile[16];
+  if (threadIdx.x < 3) before[threadIdx.x] = 1;
+  tile[threadIdx.x] = 1.0f;
+  misalignment[threadIdx.x] =
+      reinterpret_cast<unsigned long long>(&tile[0]) % 64 + (threadIdx.x < 3 ? before[threadIdx.x] - 1 : 0);
+}
+
+TEST(SharedMemory, AnAlignasAfterSharedAlignsTheArray) {
+  unsigned long long* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, 16 * sizeof(unsigned long long)));
+  aligned_shared<<<1, 16>>>(d);
+  std::vector<unsigned long long> got(16);
+  ASSERT_CUDA(cudaMemcpy(got.data(), d, 16 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(got[i], 0u) << i;
+  ASSERT_CUDA(cudaFree(d));
+}
+
 }  // namespace

@@ -38,7 +38,8 @@
 //     tell loads of the pointer from loads of shared memory. The local form is preferred where
 //     it is allowed because it needs no thread-local variable (and no initialisation guard).
 //   * `static __shared__`. The shim defines `__shared__` as `static thread_local`, so an
-//     explicit `static` would be repeated; it is dropped.
+//     explicit `static` would be repeated; it is dropped. `__shared__ alignas(N)` becomes
+//     `alignas(N) __shared__`, where C++ allows the alignment specifier.
 //   * `__CUDA_ARCH__` in device code. nvcc compiles a .cu file twice, and defines __CUDA_ARCH__
 //     (e.g. 900) only in the pass for the GPU: `#if __CUDA_ARCH__ >= 700` inside a kernel keeps
 //     its code on a GPU. The simulator compiles once, with __CUDA_ARCH__ undefined, as for the
@@ -1063,6 +1064,22 @@ bool opensDeviceFunction(const Source& source, std::size_t bracePos, bool alsoHo
     return global || (device && (alsoHost || !host));
 }
 
+// `__shared__ alignas(N) T x;` (nvcc accepts it; NVIDIA's samples write it) becomes
+// `alignas(N) __shared__ T x;`: `__shared__` is `static thread_local` here, and C++ allows an
+// alignment specifier before the declaration's specifiers but not among them. Only when the
+// two stand on one line, so that no line moves.
+std::optional<Edit> alignasBeforeShared(const Source& source, std::size_t sharedPos) {
+    const std::size_t sharedEnd = source.wordEnd(sharedPos);
+    const std::size_t alignasPos = source.skipBlanksForward(sharedEnd);
+    if (!source.isWordStart(alignasPos) || source.wordAt(alignasPos) != "alignas") return std::nullopt;
+    const std::size_t open = source.skipBlanksForward(source.wordEnd(alignasPos));
+    if (!source.isCodeChar(open, '(')) return std::nullopt;
+    const std::size_t close = endOfParenthesized(source, open);
+    if (close == kNotFound || !source.lineBreaksIn(sharedPos, close).empty()) return std::nullopt;
+    const std::string specifier = source.text().substr(alignasPos, close - alignasPos);
+    return Edit{sharedPos, close, specifier + " __shared__"};
+}
+
 // Whether the word at `pos` is called by its plain name: `(` follows, and no `.`, `->` or `::`
 // comes before it.
 bool isPlainCall(const Source& source, std::size_t pos) {
@@ -1150,6 +1167,12 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                 const std::size_t next = source.skipBlanksForward(end);
                 if (source.isWordStart(next) && source.wordAt(next) == "__shared__") {
                     edits.push_back({pos, end, ""});
+                }
+            } else if (word == "__shared__" && !source.isDirective(pos)) {
+                if (auto edit = alignasBeforeShared(source, pos)) {
+                    pos = edit->end;
+                    edits.push_back(std::move(*edit));
+                    continue;
                 }
             } else if (word == "assert" && insideDeviceCallable() && isPlainCall(source, pos)) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ASSERT"});

@@ -228,14 +228,16 @@ std::shared_ptr<const KernelInstance> unpack_arguments_of(const void* kernel, vo
   return unpack_arguments(typed, args, std::index_sequence_for<Params...>{});
 }
 
-/// Records that `kernel` has `parameter_count` parameters unpacked by `unpack`.
-void register_kernel(const void* kernel, ArgumentUnpacker unpack, std::size_t parameter_count);
+/// Records that `kernel` has `parameter_count` parameters unpacked by `unpack`; `name`, when
+/// given, names it in reports where the symbol table does not.
+void register_kernel(const void* kernel, ArgumentUnpacker unpack, std::size_t parameter_count,
+                     const char* name = nullptr);
 
 /// Registers a kernel whose type the caller sees, and returns its address as the runtime's key.
 template <class... Params>
-const void* known_kernel(void (*kernel)(Params...)) {
+const void* known_kernel(void (*kernel)(Params...), const char* name = nullptr) {
   const void* id = reinterpret_cast<const void*>(kernel);
-  register_kernel(id, &unpack_arguments_of<Params...>, sizeof...(Params));
+  register_kernel(id, &unpack_arguments_of<Params...>, sizeof...(Params), name);
   return id;
 }
 /// Anything else (a `void*` already): nothing to register.
@@ -250,7 +252,7 @@ const void* known_kernel(T* pointer) {
 /// if nothing launched it with chevrons before. The cast picks the definition among overloads.
 #define CUDASIM_KNOWN_KERNEL(name, parameters)                                             \
   [[maybe_unused]] static const void* const CUDASIM_KNOWN_KERNEL_ID(__COUNTER__) = \
-      ::cudasim::detail::known_kernel(static_cast<void(*) parameters>(name));
+      ::cudasim::detail::known_kernel(static_cast<void(*) parameters>(name), #name);
 #define CUDASIM_KNOWN_KERNEL_ID(counter) CUDASIM_KNOWN_KERNEL_JOIN(cudasim_known_kernel_, counter)
 #define CUDASIM_KNOWN_KERNEL_JOIN(a, b) a##b
 
