@@ -52,6 +52,8 @@ const cudaDeviceProp& device_properties() {
     p.cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and this_grid().sync()
     p.sharedMemPerBlockOptin = 227 * 1024;
     p.maxBlocksPerMultiProcessor = 32;
+    p.surfaceAlignment = 512;
+    p.computePreemptionSupported = 1;
     return p;
   }();
   return props;
@@ -156,6 +158,21 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
   return cudaSuccess;
 }
 
+cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attribute, int source, int destination) {
+  if (value == nullptr) return record_error(cudaErrorInvalidValue);
+  if (source < 0 || source >= device_count() || destination < 0 || destination >= device_count() ||
+      source == destination)
+    return record_error(cudaErrorInvalidDevice);
+  switch (attribute) {
+    case cudaDevP2PAttrPerformanceRank: *value = 0; break;  // one link model for every pair
+    case cudaDevP2PAttrAccessSupported: *value = 1; break;
+    case cudaDevP2PAttrNativeAtomicSupported: *value = 1; break;
+    case cudaDevP2PAttrCudaArrayAccessSupported: *value = 0; break;  // CUDA arrays are not simulated
+    default: return record_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
 namespace {
 /// (device, peer) pairs whose kernels on `device` may access `peer`'s memory.
 std::mutex peer_mutex;
@@ -227,6 +244,32 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrMaxPitch: *value = static_cast<int>(p.memPitch); break;
+    case cudaDevAttrTextureAlignment: *value = static_cast<int>(p.textureAlignment); break;
+    case cudaDevAttrSurfaceAlignment: *value = static_cast<int>(p.surfaceAlignment); break;
+    case cudaDevAttrMaxTexture1DWidth: *value = p.maxTexture1D; break;  // 0: textures are not simulated
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;               // no watchdog
+    case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
+    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
+    case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
+    case cudaDevAttrPciDomainId: *value = p.pciDomainID; break;
+    case cudaDevAttrTccDriver: *value = p.tccDriver; break;
+    case cudaDevAttrStreamPrioritiesSupported: *value = 1; break;  // kept, not scheduled by
+    case cudaDevAttrGlobalL1CacheSupported:
+    case cudaDevAttrLocalL1CacheSupported: *value = 1; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrIsMultiGpuBoard: *value = 0; break;
+    case cudaDevAttrMultiGpuBoardGroupID: *value = device; break;
+    case cudaDevAttrHostNativeAtomicSupported: *value = 1; break;  // host and kernels share the memory
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = 2; break;
+    case cudaDevAttrPageableMemoryAccess: *value = 0; break;  // a kernel may not touch pageable memory
+    case cudaDevAttrComputePreemptionSupported: *value = p.computePreemptionSupported; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: *value = 1; break;  // cudaHostGetDevicePointer
+    case cudaDevAttrDirectManagedMemAccessFromHost: *value = 1; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = 1024; break;  // as the occupancy model counts
     default: return record_error(cudaErrorInvalidValue);
   }
   return cudaSuccess;

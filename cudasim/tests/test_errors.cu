@@ -153,6 +153,32 @@ TEST(DeviceQueries, WarpSizeIs32AndLimitsMatchTheLaunchChecks) {
   EXPECT_GE(count, 1);
 }
 
+// What device-query programs (NVIDIA's deviceQuery, topologyQuery) ask for is answered.
+TEST(DeviceQueries, TheAttributesDeviceQueryProgramsReadAreAnswered) {
+  const cudaDeviceAttr asked[] = {
+      cudaDevAttrClockRate, cudaDevAttrMemoryClockRate, cudaDevAttrKernelExecTimeout, cudaDevAttrComputeMode,
+      cudaDevAttrGpuOverlap, cudaDevAttrMaxPitch, cudaDevAttrTextureAlignment, cudaDevAttrSurfaceAlignment,
+      cudaDevAttrEccEnabled, cudaDevAttrPciBusId, cudaDevAttrPciDeviceId, cudaDevAttrPciDomainId,
+      cudaDevAttrStreamPrioritiesSupported, cudaDevAttrMaxRegistersPerMultiprocessor,
+      cudaDevAttrHostNativeAtomicSupported, cudaDevAttrPageableMemoryAccess, cudaDevAttrComputePreemptionSupported,
+      cudaDevAttrCanUseHostPointerForRegisteredMem, cudaDevAttrMaxBlocksPerMultiprocessor,
+      cudaDevAttrMaxPersistingL2CacheSize, cudaDevAttrMaxAccessPolicyWindowSize,
+      cudaDevAttrReservedSharedMemoryPerBlock};
+  for (cudaDeviceAttr attribute : asked) {
+    int value = -1;
+    EXPECT_EQ(cudaDeviceGetAttribute(&value, attribute, 0), cudaSuccess) << "attribute " << attribute;
+    EXPECT_GE(value, 0) << "attribute " << attribute;
+  }
+  int count = 0;
+  ASSERT_CUDA(cudaGetDeviceCount(&count));
+  if (count < 2) return;
+  int access = 0;
+  ASSERT_CUDA(cudaDeviceGetP2PAttribute(&access, cudaDevP2PAttrAccessSupported, 0, 1));
+  int can = 0;
+  ASSERT_CUDA(cudaDeviceCanAccessPeer(&can, 0, 1));
+  EXPECT_EQ(access, can);
+}
+
 TEST(DeviceQueries, LimitsAreKeptPerDevice) {
   size_t heap = 0, stack = 0;
   ASSERT_CUDA(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));

@@ -36,6 +36,9 @@ cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer);
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags);
 cudaError_t cudaDeviceDisablePeerAccess(int peer);
+/// For two different devices: access and native atomics supported, performance rank 0 (one link
+/// model for every pair), CUDA array access not (arrays are not simulated).
+cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attribute, int source, int destination);
 /// Properties of the modelled GPU (H100-like by default; the name says it is the simulator).
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);

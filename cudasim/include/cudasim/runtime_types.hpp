@@ -181,6 +181,32 @@ enum cudaDeviceAttr {
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
   cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrMaxPitch = 11,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrMaxTexture1DWidth = 21,
+  cudaDevAttrSurfaceAlignment = 30,
+  cudaDevAttrEccEnabled = 32,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrTccDriver = 35,
+  cudaDevAttrPciDomainId = 50,
+  cudaDevAttrStreamPrioritiesSupported = 78,
+  cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrIsMultiGpuBoard = 84,
+  cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrHostNativeAtomicSupported = 86,
+  cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrPageableMemoryAccess = 88,
+  cudaDevAttrComputePreemptionSupported = 90,
+  cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108,
+  cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111,
 };
 
 /// Compute modes (cudaDevAttrComputeMode): the modelled devices are always in the default
@@ -259,6 +285,26 @@ struct cudaDeviceProp {
   int cooperativeLaunch;
   size_t sharedMemPerBlockOptin;
   int maxBlocksPerMultiProcessor;
+  // Textures and surfaces are not simulated: their limits read 0.
+  int maxTexture1D;
+  int maxTexture1DLayered[2];
+  int maxTexture2D[2];
+  int maxTexture2DLayered[3];
+  int maxTexture3D[3];
+  size_t surfaceAlignment;
+  int tccDriver;
+  int computePreemptionSupported;
+  // The L2 persistence of cudaAccessPolicyWindow is not modelled: both read 0.
+  int persistingL2CacheMaxSize;
+  int accessPolicyMaxWindowSize;
+};
+
+/// What cudaDeviceGetP2PAttribute reports about a pair of devices.
+enum cudaDeviceP2PAttr {
+  cudaDevP2PAttrPerformanceRank = 1,
+  cudaDevP2PAttrAccessSupported = 2,
+  cudaDevP2PAttrNativeAtomicSupported = 3,
+  cudaDevP2PAttrCudaArrayAccessSupported = 4,
 };
 
 enum cudaMemoryType {
