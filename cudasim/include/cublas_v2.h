@@ -21,6 +21,12 @@
 /// Enumerator values are those of the CUDA toolkit, so printed codes match a GPU's.
 #pragma once
 
+// The include guard of the toolkit's cublas_api.h, which the real cublas_v2.h includes: helpers
+// such as NVIDIA's helper_cuda.h test it to offer their cuBLAS error names.
+#ifndef CUBLAS_API_H_
+#define CUBLAS_API_H_
+#endif
+
 #include <cuda_runtime.h>
 // What the real cublas_v2.h (and cublasLt.h) bring in through cublas_api.h: programs that
 // include only a cuBLAS header use __half and __nv_bfloat16 (llm.c's dev/cuda kernels do).
@@ -121,6 +127,35 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideA, const float* B, int ldb,
                                          long long int strideB, const float* beta, float* C,
                                          int ldc, long long int strideC, int batchCount);
+/// `batchCount` cublasSgemm calls on the matrices listed in Aarray, Barray and Carray (arrays of
+/// device pointers, in device memory). The arrays are read once the work queued before the call
+/// on the handle's stream has run: the call waits for that work.
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const float* alpha, const float* const Aarray[], int lda,
+                                  const float* const Barray[], int ldb, const float* beta, float* const Carray[],
+                                  int ldc, int batchCount);
+/// cublasSgemmBatched in double precision.
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const double* alpha, const double* const Aarray[], int lda,
+                                  const double* const Barray[], int ldb, const double* beta, double* const Carray[],
+                                  int ldc, int batchCount);
+/// Copies n elements of elemSize bytes, incx apart in x, to incy apart in y: host to device
+/// (Set) or device to host (Get); the Async forms queue the copy on `stream`. A bad size or
+/// stride is CUBLAS_STATUS_INVALID_VALUE, a copy that fails CUBLAS_STATUS_MAPPING_ERROR.
+cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+cublasStatus_t cublasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream);
+cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream);
+/// Copies a rows x cols column-major matrix of elemSize-byte elements (leading dimensions lda
+/// and ldb), as cublasSetVector does a vector.
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb);
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb);
+cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
+                                    cudaStream_t stream);
+cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
+                                    cudaStream_t stream);
 /// y = alpha * op(A) * x + beta * y, where A is m x n column-major.
 /// @return CUBLAS_STATUS_INVALID_VALUE if m or n < 0, lda < max(1, m), incx or incy is 0, or
 ///         trans is not N/T/C.

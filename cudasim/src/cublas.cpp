@@ -672,3 +672,111 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
   }
   return CUBLAS_STATUS_SUCCESS;
 }
+
+// ---- batches of separate matrices, and copies of vectors and matrices ----------------------------
+
+namespace cudasim::detail {
+namespace {
+/// batchCount products whose matrices are listed in arrays of pointers held in device memory.
+/// The arrays are read once the work queued before the call on the handle's stream has run (it
+/// may have written them); each product is then queued as a cublas<t>gemm call.
+template <class T, class Gemm>
+cublasStatus_t gemm_batched(const char* api, cublasHandle_t handle, const T* const A[], const T* const B[],
+                            T* const C[], int batchCount, Gemm gemm) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (batchCount < 0) return invalid(api, format_string("batchCount=%d must not be negative", batchCount));
+  if (batchCount == 0) return CUBLAS_STATUS_SUCCESS;
+  if (A == nullptr || B == nullptr || C == nullptr) return invalid(api, "the arrays of pointers must not be null");
+  if (cudaStreamSynchronize(h.stream) != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+  for (int i = 0; i < batchCount; ++i) {
+    const cublasStatus_t status = gemm(A[i], B[i], C[i]);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// A strided copy for cublasSet/GetVector and cublasSet/GetMatrix: `count` runs of `run` bytes,
+/// `from_stride` and `to_stride` bytes apart.
+cublasStatus_t copy_runs(const char* api, void* to, std::size_t to_stride, const void* from, std::size_t from_stride,
+                         std::size_t run, std::size_t count, cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+  if (count == 0 || run == 0) return CUBLAS_STATUS_SUCCESS;
+  const cudaError_t e = async ? cudaMemcpy2DAsync(to, to_stride, from, from_stride, run, count, kind, stream)
+                              : cudaMemcpy2D(to, to_stride, from, from_stride, run, count, kind);
+  if (e == cudaSuccess) return CUBLAS_STATUS_SUCCESS;
+  report("%s: the copy failed (%s)", api, cudaGetErrorName(e));
+  return CUBLAS_STATUS_MAPPING_ERROR;
+}
+
+cublasStatus_t copy_vector(const char* api, int n, int elemSize, const void* x, int incx, void* y, int incy,
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+  if (n < 0 || elemSize <= 0 || incx <= 0 || incy <= 0)
+    return invalid(api, format_string("n=%d must not be negative, elemSize=%d, incx=%d and incy=%d must be positive",
+                                      n, elemSize, incx, incy));
+  const auto size = static_cast<std::size_t>(elemSize);
+  return copy_runs(api, y, size * incy, x, size * incx, size, static_cast<std::size_t>(n), kind, stream, async);
+}
+
+cublasStatus_t copy_matrix(const char* api, int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+  if (rows < 0 || cols < 0 || elemSize <= 0 || lda < std::max(1, rows) || ldb < std::max(1, rows))
+    return invalid(api, format_string("rows=%d and cols=%d must not be negative, elemSize=%d positive, lda=%d and "
+                                      "ldb=%d at least the rows",
+                                      rows, cols, elemSize, lda, ldb));
+  const auto size = static_cast<std::size_t>(elemSize);
+  return copy_runs(api, B, size * ldb, A, size * lda, size * rows, static_cast<std::size_t>(cols), kind, stream,
+                   async);
+}
+}  // namespace
+}  // namespace cudasim::detail
+
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const float* alpha, const float* const Aarray[], int lda,
+                                  const float* const Barray[], int ldb, const float* beta, float* const Carray[],
+                                  int ldc, int batchCount) {
+  return gemm_batched<float>("cublasSgemmBatched", handle, Aarray, Barray, Carray, batchCount,
+                             [&](const float* A, const float* B, float* C) {
+                               return cublasSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+                             });
+}
+
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const double* alpha, const double* const Aarray[], int lda,
+                                  const double* const Barray[], int ldb, const double* beta, double* const Carray[],
+                                  int ldc, int batchCount) {
+  return gemm_batched<double>("cublasDgemmBatched", handle, Aarray, Barray, Carray, batchCount,
+                              [&](const double* A, const double* B, double* C) {
+                                return cublasDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+                              });
+}
+
+cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {
+  return copy_vector("cublasSetVector", n, elemSize, x, incx, y, incy, cudaMemcpyHostToDevice, nullptr, false);
+}
+cublasStatus_t cublasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {
+  return copy_vector("cublasGetVector", n, elemSize, x, incx, y, incy, cudaMemcpyDeviceToHost, nullptr, false);
+}
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb) {
+  return copy_matrix("cublasSetMatrix", rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyHostToDevice, nullptr, false);
+}
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb) {
+  return copy_matrix("cublasGetMatrix", rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyDeviceToHost, nullptr, false);
+}
+cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream) {
+  return copy_vector("cublasSetVectorAsync", n, elemSize, x, incx, y, incy, cudaMemcpyHostToDevice, stream, true);
+}
+cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream) {
+  return copy_vector("cublasGetVectorAsync", n, elemSize, x, incx, y, incy, cudaMemcpyDeviceToHost, stream, true);
+}
+cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
+                                    cudaStream_t stream) {
+  return copy_matrix("cublasSetMatrixAsync", rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyHostToDevice, stream,
+                     true);
+}
+cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
+                                    cudaStream_t stream) {
+  return copy_matrix("cublasGetMatrixAsync", rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyDeviceToHost, stream,
+                     true);
+}

@@ -6,8 +6,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -192,6 +194,75 @@ TEST_F(Cublas, GemmStridedBatchedExMultipliesEachBatchIndependently) {
         EXPECT_NEAR(got[batch * stride_c + i], c_i[i], 1e-4f) << (bf16 ? "bf16" : "float") << " batch " << batch;
     }
   }
+}
+
+// Matrices listed in device arrays of pointers: each product uses its own three.
+TEST_F(Cublas, SgemmBatchedMultipliesTheMatricesItsArraysList) {
+  const int m = 3, n = 4, k = 5, batches = 3;
+  std::vector<std::vector<float>> a, b, c;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> d_a, d_b, d_c;
+  std::vector<const float*> a_ptrs, b_ptrs;
+  std::vector<float*> c_ptrs;
+  for (int i = 0; i < batches; ++i) {
+    a.push_back(values<float>(m * k, 20 + i));
+    b.push_back(values<float>(k * n, 30 + i));
+    c.push_back(values<float>(m * n, 40 + i));
+    d_a.push_back(std::make_unique<DeviceBuffer<float>>(a.back()));
+    d_b.push_back(std::make_unique<DeviceBuffer<float>>(b.back()));
+    d_c.push_back(std::make_unique<DeviceBuffer<float>>(c.back()));
+    a_ptrs.push_back(d_a.back()->get());
+    b_ptrs.push_back(d_b.back()->get());
+    c_ptrs.push_back(d_c.back()->get());
+  }
+  // The arrays of pointers are themselves in device memory, listed in reverse order for C.
+  std::reverse(c_ptrs.begin(), c_ptrs.end());
+  const float** d_a_ptrs = nullptr;
+  const float** d_b_ptrs = nullptr;
+  float** d_c_ptrs = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_a_ptrs, batches * sizeof(float*)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_b_ptrs, batches * sizeof(float*)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_c_ptrs, batches * sizeof(float*)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_a_ptrs, a_ptrs.data(), batches * sizeof(float*), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_b_ptrs, b_ptrs.data(), batches * sizeof(float*), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_c_ptrs, c_ptrs.data(), batches * sizeof(float*), cudaMemcpyHostToDevice), cudaSuccess);
+  const float alpha = 1.0f, beta = -1.0f;
+  ASSERT_CUBLAS(cublasSgemmBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, d_a_ptrs, m, d_b_ptrs, k,
+                                   &beta, d_c_ptrs, m, batches));
+  for (int i = 0; i < batches; ++i) {
+    const int into = batches - 1 - i;  // C of product i is the buffer listed i-th, the reverse
+    std::vector<float> expected = c[into];
+    reference_gemm(false, false, m, n, k, alpha, a[i], m, b[i], k, beta, expected, m);
+    const std::vector<float> got = d_c[into]->download();
+    for (int j = 0; j < m * n; ++j) EXPECT_NEAR(got[j], expected[j], 1e-4f) << "product " << i << " at " << j;
+  }
+  cudaFree(d_a_ptrs);
+  cudaFree(d_b_ptrs);
+  cudaFree(d_c_ptrs);
+}
+
+// Vectors with strides and sub-matrices with leading dimensions, up and down.
+TEST_F(Cublas, SetAndGetVectorAndMatrixCopyWithStridesAndLeadingDimensions) {
+  const std::vector<float> x = values<float>(12, 50);  // every third element: 4 of them
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 8 * sizeof(float)), cudaSuccess);
+  ASSERT_CUBLAS(cublasSetVector(4, sizeof(float), x.data(), 3, d, 2));  // to every second slot
+  std::vector<float> back(4, 0.0f);
+  ASSERT_CUBLAS(cublasGetVector(4, sizeof(float), d, 2, back.data(), 1));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(back[i], x[3 * i]) << i;
+  // A 3 x 2 corner of a 5 x 2 host matrix into a device matrix with lda 4, and back.
+  const std::vector<float> host = values<float>(10, 60);
+  ASSERT_CUBLAS(cublasSetMatrix(3, 2, sizeof(float), host.data(), 5, d, 4));
+  std::vector<float> corner(6, 0.0f);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  ASSERT_CUBLAS(cublasGetMatrixAsync(3, 2, sizeof(float), d, 4, corner.data(), 3, s));
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  for (int col = 0; col < 2; ++col)
+    for (int row = 0; row < 3; ++row) EXPECT_EQ(corner[col * 3 + row], host[col * 5 + row]) << row << "," << col;
+  EXPECT_EQ(cublasSetVector(4, sizeof(float), x.data(), 0, d, 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSetMatrix(3, 2, sizeof(float), host.data(), 2, d, 4), CUBLAS_STATUS_INVALID_VALUE);  // lda < rows
+  ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  cudaFree(d);
 }
 
 TEST_F(Cublas, SgemvComputesAlphaOpAXPlusBetaY) {
