@@ -54,6 +54,15 @@ const cudaDeviceProp& device_properties() {
     p.maxBlocksPerMultiProcessor = 32;
     p.surfaceAlignment = 512;
     p.computePreemptionSupported = 1;
+    p.concurrentManagedAccess = 1;
+    p.directManagedMemAccessFromHost = 1;
+    p.hostNativeAtomicSupported = 1;
+    p.canUseHostPointerForRegisteredMem = 1;
+    p.hostRegisterSupported = 1;
+    p.streamPrioritiesSupported = 1;
+    p.globalL1CacheSupported = 1;
+    p.localL1CacheSupported = 1;
+    p.reservedSharedMemPerBlock = 1024;
     return p;
   }();
   return props;
@@ -234,7 +243,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
     case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
     case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
-    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;  // host and kernels share the memory
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;  // one shared memory
     case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
     case cudaDevAttrMemoryPoolsSupported: *value = 1; break;  // cudaMallocAsync and cudaFreeAsync
     case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
@@ -254,22 +263,22 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
     case cudaDevAttrPciDomainId: *value = p.pciDomainID; break;
     case cudaDevAttrTccDriver: *value = p.tccDriver; break;
-    case cudaDevAttrStreamPrioritiesSupported: *value = 1; break;  // kept, not scheduled by
+    case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;  // kept, not scheduled by
     case cudaDevAttrGlobalL1CacheSupported:
     case cudaDevAttrLocalL1CacheSupported: *value = 1; break;
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
     case cudaDevAttrIsMultiGpuBoard: *value = 0; break;
     case cudaDevAttrMultiGpuBoardGroupID: *value = device; break;
-    case cudaDevAttrHostNativeAtomicSupported: *value = 1; break;  // host and kernels share the memory
+    case cudaDevAttrHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
     case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = 2; break;
-    case cudaDevAttrPageableMemoryAccess: *value = 0; break;  // a kernel may not touch pageable memory
+    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
     case cudaDevAttrComputePreemptionSupported: *value = p.computePreemptionSupported; break;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem: *value = 1; break;  // cudaHostGetDevicePointer
-    case cudaDevAttrDirectManagedMemAccessFromHost: *value = 1; break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: *value = p.canUseHostPointerForRegisteredMem; break;
+    case cudaDevAttrDirectManagedMemAccessFromHost: *value = p.directManagedMemAccessFromHost; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
     case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
     case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
-    case cudaDevAttrReservedSharedMemoryPerBlock: *value = 1024; break;  // as the occupancy model counts
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = static_cast<int>(p.reservedSharedMemPerBlock); break;
     default: return record_error(cudaErrorInvalidValue);
   }
   return cudaSuccess;

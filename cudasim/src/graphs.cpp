@@ -369,6 +369,11 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
   return cudaSuccess;
 }
 
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  return executables.count(exec) != 0 ? cudaSuccess : record_error(cudaErrorInvalidValue);
+}
+
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   std::shared_ptr<const GraphNodes> nodes;
   {

@@ -275,6 +275,7 @@ TEST(GraphApi, ExecKernelNodeSetParamsChangesTheLaunchesThatFollow) {
   ASSERT_CUDA(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &p));
   cudaGraphExec_t exec;
   ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphUpload(exec, nullptr));
   int got = 0;
   for (int v : {1, 5, 9}) {
     value = v;  // copied by the call below, not read at launch

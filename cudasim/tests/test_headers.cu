@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cuda_profiler_api.h>
+#include <nvtx3/nvToolsExt.h>
 
 namespace {
 
@@ -140,6 +141,42 @@ TEST(Headers, TheMathOverloadsAreInTheGlobalNamespaceAsWithNvcc) {
 TEST(Headers, ProfilerStartAndStopSucceed) {
   EXPECT_EQ(cudaProfilerStart(), cudaSuccess);
   EXPECT_EQ(cudaProfilerStop(), cudaSuccess);
+}
+
+// NVTX ranges and marks (header-only, as in the toolkit): without a profiler they do nothing.
+TEST(Headers, NvtxRangesAndMarksCompileAndChangeNothing) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(int)), cudaSuccess);
+  nvtxRangePushA("fill");
+  nvtxMarkA("launch");
+  fill_with_index<<<1, 64>>>(d, 64);
+  nvtxRangePop();
+  nvtxEventAttributes_t attributes = {};
+  attributes.version = NVTX_VERSION;
+  attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attributes.colorType = NVTX_COLOR_ARGB;
+  attributes.color = 0xff00ff00u;
+  attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attributes.message.ascii = "copy back";
+  const nvtxRangeId_t range = nvtxRangeStartEx(&attributes);
+  int back[64] = {};
+  ASSERT_EQ(cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
+  nvtxRangeEnd(range);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(back[i], i);
+  cudaFree(d);
+}
+
+// What systemWideAtomics and other samples read before choosing a path.
+TEST(Headers, DevicePropertiesSayHowHostMemoryMayBeReached) {
+  cudaDeviceProp prop;
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  int attribute = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&attribute, cudaDevAttrPageableMemoryAccess, 0), cudaSuccess);
+  EXPECT_EQ(prop.pageableMemoryAccess, attribute);
+  ASSERT_EQ(cudaDeviceGetAttribute(&attribute, cudaDevAttrConcurrentManagedAccess, 0), cudaSuccess);
+  EXPECT_EQ(prop.concurrentManagedAccess, attribute);
+  ASSERT_EQ(cudaDeviceGetAttribute(&attribute, cudaDevAttrHostNativeAtomicSupported, 0), cudaSuccess);
+  EXPECT_EQ(prop.hostNativeAtomicSupported, attribute);
 }
 
 }  // namespace

@@ -154,6 +154,14 @@ TEST(Events, ElapsedTimeNeedsTimingEnabledOnBothEvents) {
   float ms = 0;
   EXPECT_EQ(cudaEventElapsedTime(&ms, timed, untimed), cudaErrorInvalidResourceHandle);
   (void)cudaGetLastError();
+  // The C++ overload that takes the flags too.
+  cudaEvent_t also_untimed;
+  ASSERT_CUDA(cudaEventCreate(&also_untimed, cudaEventDisableTiming));
+  ASSERT_CUDA(cudaEventRecord(also_untimed));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(cudaEventElapsedTime(&ms, timed, also_untimed), cudaErrorInvalidResourceHandle);
+  (void)cudaGetLastError();
+  ASSERT_CUDA(cudaEventDestroy(also_untimed));
   ASSERT_CUDA(cudaEventDestroy(timed));
   ASSERT_CUDA(cudaEventDestroy(untimed));
 }

@@ -212,6 +212,8 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+/// The C++ overload of the toolkit's cuda_runtime.h: cudaEventCreateWithFlags.
+inline cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned flags) { return cudaEventCreateWithFlags(event, flags); }
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
@@ -253,6 +255,9 @@ inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, 
 /// New arguments or configuration for a kernel node of an instantiated graph (`node` of the graph
 /// it was made or updated from), checked as cudaGraphAddKernelNode checks them; launches already
 /// queued keep the old ones.
+/// Prepares an executable for launch on `stream`: nothing to prepare here; an unknown executable
+/// is cudaErrorInvalidValue.
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const cudaKernelNodeParams* params, const char* file = __builtin_FILE(),
                                              unsigned line = __builtin_LINE());

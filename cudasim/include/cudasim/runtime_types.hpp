@@ -297,6 +297,21 @@ struct cudaDeviceProp {
   // The L2 persistence of cudaAccessPolicyWindow is not modelled: both read 0.
   int persistingL2CacheMaxSize;
   int accessPolicyMaxWindowSize;
+  // Memory access, as the simulator gives it: host and kernels share one memory, but a kernel
+  // may not touch pageable host memory (it is reported).
+  int pageableMemoryAccess;
+  int pageableMemoryAccessUsesHostPageTables;
+  int concurrentManagedAccess;
+  int directManagedMemAccessFromHost;
+  int hostNativeAtomicSupported;
+  int canUseHostPointerForRegisteredMem;
+  int hostRegisterSupported;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  size_t reservedSharedMemPerBlock;
 };
 
 /// What cudaDeviceGetP2PAttribute reports about a pair of devices.
