@@ -155,6 +155,8 @@ function(course_add_exercise)
     elseif(EXISTS "${source}")
       add_executable(${target} "${test_source}")
       course_cuda_sources(${target} "${source}")
+      # No start-up code in an exercise's object (see CUDASIM_KNOWN_KERNEL in execution.hpp).
+      target_compile_definitions(${target} PRIVATE CUDASIM_NO_KERNEL_REGISTRATION=1)
       course_link_libraries(${target} ${EX_LIBRARIES})
       target_include_directories(${target} PRIVATE
         "${COURSE_ROOT}/lessons/${lesson}" "${COURSE_ROOT}/lessons/common" "${COURSE_ROOT}/autograder/harness")
