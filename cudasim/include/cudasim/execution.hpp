@@ -121,6 +121,16 @@ struct PointerInvoker {
   void operator()(const Args&... args) const { kernel(args...); }
 };
 
+/// Calls the kernel once with the bound arguments. Not std::apply: the instrumentation's ignore
+/// list (cudasim/instrumentation_ignorelist.txt) leaves the standard library's out-of-line
+/// functions uncounted, and a compiler that inlines the kernel into std::apply but keeps
+/// std::apply itself out of line (clang 22 does, for kernels that wait at a barrier in a header
+/// function) would then run every access of the kernel uncounted and unchecked.
+template <class Invoker, class Arguments, std::size_t... I>
+inline void call_kernel(const Invoker& invoker, const Arguments& arguments, std::index_sequence<I...>) {
+  invoker(std::get<I>(arguments)...);
+}
+
 template <class Invoker, class... Params>
 class BoundKernel final : public KernelInstance {
  public:
@@ -158,7 +168,7 @@ class BoundKernel final : public KernelInstance {
           publish_thread_x(next);
         else
           threadIdx.x = static_cast<unsigned>(next);
-        std::apply(invoker_, args_);  // kernel parameters are by value: each thread gets copies
+        call_thread();  // kernel parameters are by value: each thread gets copies
         ++next;
         // A branch, not a max(): a conditional move would put a load on the counter's
         // dependency chain.
@@ -170,11 +180,12 @@ class BoundKernel final : public KernelInstance {
     while (cursor.has_unstarted()) {
       cursor.begin_next_thread();
       if constexpr (Exact) publish_thread_index();
-      std::apply(invoker_, args_);
+      call_thread();
     }
   }
 
- private:
+  void call_thread() const { call_kernel(invoker_, args_, std::index_sequence_for<Params...>{}); }
+
   Invoker invoker_;
   std::tuple<std::decay_t<Params>...> args_;
 };
