@@ -39,7 +39,7 @@
 namespace course {
 
 /// A CUDA runtime call failed. `what()` reads
-/// `file:line: CUDA error cudaErrorX (description) in 'expression'`.
+/// `vector_add.cu:42: CUDA error cudaErrorX (description) in 'expression'` (the call's file and line).
 class CudaError : public std::runtime_error {
  public:
   /// @param code    the status the runtime returned (never `cudaSuccess`)
@@ -56,7 +56,7 @@ class CudaError : public std::runtime_error {
 
 #if defined(COURSE_HAVE_CUBLAS)
 /// A cuBLAS call failed. `what()` reads
-/// `file:line: cuBLAS error CUBLAS_STATUS_X (description) in 'expression'`.
+/// `tiled_matmul.cu:42: cuBLAS error CUBLAS_STATUS_X (description) in 'expression'` (the call's file and line).
 class CublasError : public std::runtime_error {
  public:
   /// @param status  the status cuBLAS returned (never `CUBLAS_STATUS_SUCCESS`)
