@@ -34,5 +34,18 @@ if(DOXYGEN_FOUND AND Python3_Interpreter_FOUND)
   add_test(NAME course/docs-site
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DPYTHON=${Python3_EXECUTABLE}
                    -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR} -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/CheckDocsSite.cmake")
-  set_tests_properties(course/docs-site PROPERTIES LABELS "course" TIMEOUT 300 RUN_SERIAL TRUE)
+  set_tests_properties(course/docs-site PROPERTIES LABELS "course" TIMEOUT 300 RUN_SERIAL TRUE
+                       FIXTURES_SETUP course_docs_site)
+  # The same site as a reader gets it, in a headless Chromium (tools/course/browser_check.py):
+  # every page loads and shows its text, every image is drawn, every link and anchor between
+  # pages resolves, the search box finds. Skipped (exit 77) where no Chromium is installed,
+  # unless COURSE_DOCS_BROWSER_REQUIRED=1 (CI sets it). The screenshot of lesson 03 it writes
+  # is the one docs/docs-site-lesson03.png was taken from.
+  add_test(NAME course/docs-browser
+           COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/tools"
+                   ${Python3_EXECUTABLE} -m course.browser_check "${CMAKE_BINARY_DIR}/docs/html"
+                   --screenshot md_lessons_03_matmul_reuse_README.html
+                   "${CMAKE_BINARY_DIR}/docs/docs-site-lesson03.png")
+  set_tests_properties(course/docs-browser PROPERTIES LABELS "course" TIMEOUT 600 RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77 FIXTURES_REQUIRED course_docs_site)
 endif()
