@@ -20,10 +20,16 @@ include("${COURSE_ROOT}/autograder/cmake/CourseGrader.cmake")  # COURSE_GRADER, 
 # vectorisation each element access stays one access. Only clang has these hooks (the sim
 # backend requires it: cmake/CourseBackend.cmake).
 # The ignorelist keeps the standard library's out-of-line code uninstrumented (why: see there).
+# -fno-builtin-memset/-memcpy/-memmove stop the optimiser from turning a loop that fills or
+# copies an array into a call of the C library's function, which no hook sees (a kernel whose
+# thread filled a whole array counted no bytes); calls the code makes itself are renamed in
+# device code by the rewrite to the simulator's counted ones. The simulator's own headers write
+# __builtin_memcpy for their bit casts, which stay inline under these flags.
 set(COURSE_SIM_INSTRUMENT_FLAGS
     -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores
     "-fsanitize-coverage-ignorelist=${COURSE_ROOT}/cudasim/instrumentation_ignorelist.txt"
-    -fno-vectorize -fno-slp-vectorize -DCUDASIM_COUNT_MEMORY)
+    -fno-vectorize -fno-slp-vectorize -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove
+    -DCUDASIM_COUNT_MEMORY)
 
 # The include folder, searched right after cudasim/include, in which each CUDA Toolkit header
 # the simulator lacks is a stub naming it (cmake/CourseToolkitStubs.cmake, cudasim/CMakeLists.txt).

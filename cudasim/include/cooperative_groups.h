@@ -63,10 +63,10 @@ T shuffle_any(const T& var, Shuffle shuffle) {
     unsigned in[words] = {}, out[words];
     // Through void*: the vector types are not trivially copyable in instrumented builds (see
     // above), and newer clangs warn about a memcpy into or out of such a type.
-    std::memcpy(in, static_cast<const void*>(&var), sizeof(T));
+    __builtin_memcpy(in, static_cast<const void*>(&var), sizeof(T));
     for (std::size_t i = 0; i < words; ++i) out[i] = shuffle(in[i]);
     T result;
-    std::memcpy(static_cast<void*>(&result), out, sizeof(T));
+    __builtin_memcpy(static_cast<void*>(&result), out, sizeof(T));
     return result;
   }
 }

@@ -44,13 +44,13 @@ namespace cudasim::detail {
 
 inline std::uint32_t float_bits(float f) {
   std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
+  __builtin_memcpy(&u, &f, sizeof u);
   return u;
 }
 
 inline float bits_float(std::uint32_t u) {
   float f;
-  std::memcpy(&f, &u, sizeof f);
+  __builtin_memcpy(&f, &u, sizeof f);
   return f;
 }
 

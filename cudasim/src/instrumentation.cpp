@@ -689,6 +689,41 @@ void vector_copy(void* destination, const void* source, unsigned bytes) {
   std::memmove(destination, source, bytes);
 }
 
+namespace {
+/// Counts and checks `bytes` at `address` as the loads or stores a GPU thread makes to copy or
+/// fill them: the widest naturally aligned pieces, 16 bytes at most, so that the bytes, the
+/// accesses' widths and the thread's operations (the span) come out as for a loop of them.
+void on_range_access(const void* address, std::size_t bytes, bool store, const void* pc) {
+  auto a = reinterpret_cast<std::uintptr_t>(address);
+  while (bytes > 0) {
+    unsigned width = 16;
+    while (width > 1 && ((a & (width - 1)) != 0 || width > bytes)) width /= 2;
+    on_access(reinterpret_cast<const void*>(a), width, store, pc);
+    a += width;
+    bytes -= width;
+  }
+}
+}  // namespace
+
+void* device_memcpy(void* destination, const void* source, std::size_t bytes) {
+  const void* pc = __builtin_return_address(0);
+  on_range_access(source, bytes, false, pc);
+  on_range_access(destination, bytes, true, pc);
+  return std::memcpy(destination, source, bytes);
+}
+
+void* device_memmove(void* destination, const void* source, std::size_t bytes) {
+  const void* pc = __builtin_return_address(0);
+  on_range_access(source, bytes, false, pc);
+  on_range_access(destination, bytes, true, pc);
+  return std::memmove(destination, source, bytes);
+}
+
+void* device_memset(void* destination, int value, std::size_t bytes) {
+  on_range_access(destination, bytes, true, __builtin_return_address(0));
+  return std::memset(destination, value, bytes);
+}
+
 }  // namespace cudasim::detail
 
 void* cudasim::dynamic_shared_memory(const void* pointer_slot) noexcept {

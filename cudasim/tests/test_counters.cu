@@ -163,6 +163,44 @@ TEST_F(Counters, TheSpanIsTheLongestThreadsAccesses) {
   EXPECT_EQ(run_and_count().span_global_ops, 3u * n / 256);
 }
 
+__global__ void fill_in_one_thread(float* out, int n) {
+  if (threadIdx.x == 0)
+    for (int i = 0; i < n; ++i) out[i] = 0.0f;
+}
+
+__global__ void copy_with_memcpy(const float* in, float* out, int n) {
+  const int chunk = n / blockDim.x;
+  std::memcpy(out + threadIdx.x * chunk, in + threadIdx.x * chunk, chunk * sizeof(float));
+}
+
+__global__ void clear_with_memset(float* out, int n) {
+  if (threadIdx.x == 0) memset(out, 0, n * sizeof(float));
+}
+
+// A compiler turns a loop that fills or copies an array into a call of the C library's memset
+// or memcpy, which no counter sees: a kernel whose one thread fills the whole array had counted
+// no bytes at all (and been modelled as fast as a launch). Calls a kernel makes itself are
+// counted as the loads and stores of such a loop: 16-byte pieces where aligned.
+TEST_F(Counters, LoopsTheCompilerCouldTurnIntoMemsetAndCallsOfMemcpyOrMemsetAreCounted) {
+  const int n = 4096;
+  float* in = device_array<float>(n);
+  float* out = device_array<float>(n);
+  fill_in_one_thread<<<1, 32>>>(out, n);
+  const cudasim::KernelStats fill = run_and_count();
+  EXPECT_EQ(fill.global_store_bytes, 4u * n);
+  EXPECT_EQ(fill.span_global_ops, static_cast<std::uint64_t>(n));
+  copy_with_memcpy<<<1, 32>>>(in, out, n);
+  const cudasim::KernelStats copied = run_and_count();
+  EXPECT_EQ(copied.global_load_bytes, 4u * n);
+  EXPECT_EQ(copied.global_store_bytes, 4u * n);
+  EXPECT_EQ(copied.global_accesses_by_width[4], 2u * n / 4) << "16-byte pieces";
+  EXPECT_EQ(copied.span_global_ops, 2u * n / 4 / 32);
+  clear_with_memset<<<1, 32>>>(out, n);
+  const cudasim::KernelStats cleared = run_and_count();
+  EXPECT_EQ(cleared.global_store_bytes, 4u * n);
+  EXPECT_EQ(cleared.span_global_ops, static_cast<std::uint64_t>(n / 4));
+}
+
 TEST_F(Counters, AtomicsAreReadModifyWriteTrafficAndContentionIsCounted) {
   const int threads = 256;
   float* x = device_array<float>(threads);

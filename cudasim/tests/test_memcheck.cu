@@ -7,6 +7,7 @@
 
 #ifdef CUDASIM
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -226,6 +227,22 @@ TEST_F(Memcheck, AnOutOfBoundsWriteOnePastTheEndIsCaught) {
   EXPECT_CONTAINS(report, "thread (64,0,0)");
   EXPECT_CONTAINS(report, "out-of-bounds global store of 4 bytes");
   EXPECT_CONTAINS(report, "test_memcheck.cu:");  // the access's own line, through addr2line
+}
+
+__global__ void copy_one_float_too_many(const float* in, float* out, int n) {
+  if (threadIdx.x == 0) memcpy(out, in, (n + 1) * sizeof(float));
+}
+
+TEST_F(Memcheck, AMemcpyInAKernelPastTheEndIsCaught) {
+  const int n = 64;
+  float *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  const std::string report =
+      report_of([&] { copy_one_float_too_many<<<1, 32>>>(in, out, n); }, cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "'copy_one_float_too_many'");
+  EXPECT_CONTAINS(report, "out-of-bounds global load of 4 bytes at byte 256 of the 256-byte allocation");
+  EXPECT_CONTAINS(report, "test_memcheck.cu:");  // the call's own line
 }
 
 TEST_F(Memcheck, UseAfterFreeIsNamedAsSuch) {

@@ -58,6 +58,11 @@
 //     false in a kernel thread, fails the launch with cudaErrorAssert and names the kernel,
 //     block and thread, as a GPU does, instead of letting the C library abort the whole process
 //     (called from host code, it aborts as the C library's would).
+//   * `memcpy`, `memmove` and `memset` in device code (unqualified, `std::` or `::`, and their
+//     `__builtin_` forms). In the same bodies, a call becomes one of
+//     `::cudasim::detail::device_memcpy`/`_memmove`/`_memset`, which count and check the bytes
+//     as the loads and stores of a loop: the C library's functions are not instrumented, so a
+//     kernel that copied with them moved bytes no counter saw and no memcheck checked.
 //   * Kernels known by address. After the closing brace of each kernel definition that is not
 //     a template, on the same line, `CUDASIM_KNOWN_KERNEL(name, (parameters))` registers the
 //     kernel with its parameter types when the program starts, as nvcc's runtime knows every
@@ -1090,6 +1095,39 @@ bool isPlainCall(const Source& source, std::size_t pos) {
                                                                     source.codeStartsWith(before - 2, "::")));
 }
 
+// The simulator's counted replacement for a C library memory function called in device code
+// (`memcpy`, `__builtin_memcpy`, ...), or null for any other word.
+const char* countedMemoryFunction(std::string_view word) {
+    if (word.substr(0, 10) == "__builtin_") word.remove_prefix(10);
+    if (word == "memcpy") return "::cudasim::detail::device_memcpy";
+    if (word == "memmove") return "::cudasim::detail::device_memmove";
+    if (word == "memset") return "::cudasim::detail::device_memset";
+    return nullptr;
+}
+
+// A call of the memory function at `pos`, unqualified or qualified by `std::` or `::`, renamed to
+// `counted` (the qualifier with it); nothing for a member, another namespace's function, or a
+// name that is not called.
+std::optional<Edit> renameMemoryCall(const Source& source, std::size_t pos, const char* counted) {
+    const std::size_t end = source.wordEnd(pos);
+    if (!source.isCodeChar(source.skipBlanksForward(end), '(')) return std::nullopt;
+    std::size_t start = pos;
+    const std::size_t before = source.skipBlanksAndCommentsBackward(pos);
+    if (before >= 2 && source.codeStartsWith(before - 2, "::")) {
+        start = before - 2;
+        const std::size_t qualifier = source.skipBlanksAndCommentsBackward(start);
+        if (qualifier >= 3 && source.isWordStart(qualifier - 3) && source.wordAt(qualifier - 3) == "std") {
+            start = qualifier - 3;
+        } else if (qualifier > 0 && source.isCode(qualifier - 1) && isIdentifierChar(source.text()[qualifier - 1])) {
+            return std::nullopt;  // another namespace's or a class's function
+        }
+    } else if (before > 0 && (source.isCodeChar(before - 1, '.') ||
+                              (before >= 2 && source.codeStartsWith(before - 2, "->")))) {
+        return std::nullopt;  // a member function
+    }
+    return Edit{start, end, counted};
+}
+
 // Whether the `__CUDA_ARCH__` at `pos` is a version test in an #if or #elif line (compared, not
 // tested with `defined`).
 bool isArchVersionTest(const Source& source, std::size_t pos) {
@@ -1176,6 +1214,8 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                 }
             } else if (word == "assert" && insideDeviceCallable() && isPlainCall(source, pos)) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ASSERT"});
+            } else if (const char* counted = countedMemoryFunction(word); counted != nullptr && insideDeviceCallable()) {
+                if (auto edit = renameMemoryCall(source, pos, counted)) edits.push_back(std::move(*edit));
             } else if (word == "__CUDA_ARCH__" && source.isDirective(pos) &&
                        (insideDeviceCode() || (!insideFunction() && isArchVersionTest(source, pos)))) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ARCH"});

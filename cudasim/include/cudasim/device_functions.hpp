@@ -139,13 +139,13 @@ std::uint64_t to_bits(T value) noexcept {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
                 "cudasim: warp shuffles move values of at most 8 bytes, as in CUDA");
   std::uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof(T));
+  __builtin_memcpy(&bits, &value, sizeof(T));
   return bits;
 }
 template <class T>
 T from_bits(std::uint64_t bits) noexcept {
   T value;
-  std::memcpy(&value, &bits, sizeof(T));
+  __builtin_memcpy(&value, &bits, sizeof(T));
   return value;
 }
 
@@ -302,10 +302,10 @@ T atomic_update(T* address, Update update) {
   Bits expected = 0;
   for (;;) {
     T old;
-    std::memcpy(&old, &expected, sizeof(T));
+    __builtin_memcpy(&old, &expected, sizeof(T));
     const T updated = update(old);
     Bits desired;
-    std::memcpy(&desired, &updated, sizeof(T));
+    __builtin_memcpy(&desired, &updated, sizeof(T));
     if (__atomic_compare_exchange_n(word, &expected, desired, true, __ATOMIC_SEQ_CST,
                                     __ATOMIC_RELAXED))
       return old;

@@ -70,7 +70,7 @@ std::uint16_t round_to_narrow(bool negative, std::uint64_t magnitude, int expone
 template <class F>
 std::uint16_t double_to_narrow(double value) {
   std::uint64_t u;
-  std::memcpy(&u, &value, sizeof u);
+  __builtin_memcpy(&u, &value, sizeof u);
   const bool negative = (u >> 63) != 0;
   const int biased = static_cast<int>((u >> 52) & 0x7FF);
   const std::uint64_t fraction = u & ((std::uint64_t{1} << 52) - 1);
@@ -94,7 +94,7 @@ float narrow_to_float(std::uint16_t bits) {
     if (fraction != 0) {
       const std::uint32_t nan = 0x7FFFFFFFu;
       float f;
-      std::memcpy(&f, &nan, sizeof f);
+      __builtin_memcpy(&f, &nan, sizeof f);
       return f;
     }
     magnitude = INFINITY;
@@ -120,7 +120,7 @@ inline double fma_to_odd(double a, double b, double c) {
   if (error == 0) return sum;
   const double neighbour = std::nextafter(sum, error > 0 ? INFINITY : -INFINITY);
   std::uint64_t bits;
-  std::memcpy(&bits, &sum, sizeof bits);
+  __builtin_memcpy(&bits, &sum, sizeof bits);
   return (bits & 1) ? sum : neighbour;
 }
 

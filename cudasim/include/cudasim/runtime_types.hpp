@@ -20,6 +20,12 @@ namespace cudasim::detail {
 /// the compiler, it could turn `float4 v = p[i]; v.x ...` into separate scalar loads that the
 /// instrumentation would count a second time.
 void vector_copy(void* destination, const void* source, unsigned bytes);
+/// memcpy, memmove and memset called in device code (the rewrite renames the calls): the C
+/// library's are not instrumented, so these count and check each byte range as the loads and
+/// stores of a loop over it would be.
+void* device_memcpy(void* destination, const void* source, std::size_t bytes);
+void* device_memmove(void* destination, const void* source, std::size_t bytes);
+void* device_memset(void* destination, int value, std::size_t bytes);
 }
 #if defined(CUDASIM_COUNT_MEMORY)
 #define CUDASIM_VECTOR_COPY(name)                                                               \
