@@ -70,6 +70,9 @@ struct Stream : CUstream_st {
   const int device;     // current when the stream was created
   const int track;      // on the modelled timeline
   int priority = 0;     // as created; kept for cudaStreamGetPriority, not used to schedule
+  // Kept for cudaStreamGetAttribute; neither changes what the simulator does.
+  cudaAccessPolicyWindow access_policy{};
+  cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
   // While stream capture is on, work is recorded into this graph instead of queued.
   std::shared_ptr<CapturedGraph> capture;
   std::mutex mutex;
@@ -660,15 +663,64 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, i
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
-  if (priority == nullptr) return record_error(cudaErrorInvalidValue);
+/// Runs `use(Stream&)` on the stream `stream` names, under the registry's lock, and returns
+/// what it returns; an unknown handle is cudaErrorInvalidResourceHandle.
+template <class Use>
+cudaError_t with_stream(cudaStream_t stream, Use use) {
   StreamRegistry& r = streams();
   std::lock_guard<std::mutex> lock(r.mutex);
   const std::shared_ptr<Stream> s = r.find(stream);
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
-  *priority = s->priority;
-  return cudaSuccess;
+  return use(*s);
 }
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  if (priority == nullptr) return record_error(cudaErrorInvalidValue);
+  return with_stream(stream, [&](Stream& s) {
+    *priority = s.priority;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID attribute,
+                                   const cudaLaunchAttributeValue* value) {
+  if (value == nullptr) return record_error(cudaErrorInvalidValue);
+  return with_stream(stream, [&](Stream& s) {
+    switch (attribute) {
+      case cudaLaunchAttributeAccessPolicyWindow: {
+        const cudaAccessPolicyWindow& w = value->accessPolicyWindow;
+        if (!(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f) || w.missProp == cudaAccessPropertyPersisting) break;
+        s.access_policy = w;
+        return cudaSuccess;
+      }
+      case cudaLaunchAttributeSynchronizationPolicy:
+        if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync) break;
+        s.sync_policy = value->syncPolicy;
+        return cudaSuccess;
+      case cudaLaunchAttributePriority:
+        s.priority = std::clamp(value->priority, kGreatestStreamPriority, kLeastStreamPriority);
+        return cudaSuccess;
+      default:
+        break;
+    }
+    return record_error(cudaErrorInvalidValue);
+  });
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaLaunchAttributeID attribute,
+                                   cudaLaunchAttributeValue* value) {
+  if (value == nullptr) return record_error(cudaErrorInvalidValue);
+  return with_stream(stream, [&](Stream& s) {
+    switch (attribute) {
+      case cudaLaunchAttributeAccessPolicyWindow: value->accessPolicyWindow = s.access_policy; return cudaSuccess;
+      case cudaLaunchAttributeSynchronizationPolicy: value->syncPolicy = s.sync_policy; return cudaSuccess;
+      case cudaLaunchAttributePriority: value->priority = s.priority; return cudaSuccess;
+      default: return record_error(cudaErrorInvalidValue);
+    }
+  });
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   StreamRegistry& r = streams();

@@ -96,6 +96,50 @@ TEST(Streams, StreamsKeepTheirPriorityWithinTheDevicesRange) {
   EXPECT_EQ(cudaStreamDestroy(beyond), cudaSuccess);
 }
 
+TEST(Streams, AStreamKeepsItsAccessPolicyWindowAndRunsWorkWithIt) {
+  int* data = nullptr;
+  ASSERT_CUDA(cudaMalloc(&data, 4096));
+  ASSERT_CUDA(cudaMemset(data, 0, 4096));
+  cudaStream_t stream = nullptr;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaStreamAttrValue value{};
+  value.accessPolicyWindow.base_ptr = data;
+  value.accessPolicyWindow.num_bytes = 4096;
+  value.accessPolicyWindow.hitRatio = 0.5f;
+  value.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  ASSERT_CUDA(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value));
+  ASSERT_CUDA(cudaCtxResetPersistingL2Cache());
+  cudaStreamAttrValue read{};
+  ASSERT_CUDA(cudaStreamGetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &read));
+  EXPECT_EQ(read.accessPolicyWindow.base_ptr, static_cast<void*>(data));
+  EXPECT_EQ(read.accessPolicyWindow.num_bytes, 4096u);
+  EXPECT_EQ(read.accessPolicyWindow.hitRatio, 0.5f);
+  EXPECT_EQ(read.accessPolicyWindow.hitProp, cudaAccessPropertyPersisting);
+  EXPECT_EQ(read.accessPolicyWindow.missProp, cudaAccessPropertyStreaming);
+  step<<<4, 256, 0, stream>>>(data, 1024, 1, 7);
+  ASSERT_CUDA(cudaStreamSynchronize(stream));
+  std::vector<int> out(1024);
+  ASSERT_CUDA(cudaMemcpy(out.data(), data, 4096, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(out[1023], 7);
+#ifdef CUDASIM
+  value.accessPolicyWindow.hitRatio = 1.5f;
+  EXPECT_EQ(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value), cudaErrorInvalidValue);
+  value.accessPolicyWindow.hitRatio = 1.0f;
+  value.accessPolicyWindow.missProp = cudaAccessPropertyPersisting;
+  EXPECT_EQ(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  value.priority = -100;
+  ASSERT_CUDA(cudaStreamSetAttribute(stream, cudaStreamAttributePriority, &value));
+  int greatest = 0, least = 0, priority = 0;
+  ASSERT_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  ASSERT_CUDA(cudaStreamGetPriority(stream, &priority));
+  EXPECT_EQ(priority, greatest) << "clamped, as at creation";
+#endif
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_EQ(cudaFree(data), cudaSuccess);
+}
+
 TEST(Events, QueryReportsNotReadyUntilTheStreamReachesTheRecord) {
   cudaStream_t s;
   ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -195,6 +195,16 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
+/// A stream's attributes: its L2 access policy window and synchronization policy are kept and
+/// read back (the simulator has no persisting L2 and always blocks), its priority is the one
+/// cudaStreamGetPriority gives. Other attributes, a hit ratio outside [0, 1] or a persisting
+/// miss property are cudaErrorInvalidValue, as in CUDA.
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID attribute,
+                                   const cudaLaunchAttributeValue* value);
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaLaunchAttributeID attribute,
+                                   cudaLaunchAttributeValue* value);
+/// Nothing persists in the simulator's L2: succeeds and does nothing.
+cudaError_t cudaCtxResetPersistingL2Cache();
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 /// cudaSuccess when all work queued on the stream has finished, else cudaErrorNotReady.
