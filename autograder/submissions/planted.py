@@ -210,17 +210,6 @@ CASES = {
                               "patch": {VA: [("  if (i < n) {\n    c[i] = a[i] + b[i];\n  }\n",
                                               "  if (i == 0)\n    for (long long j = 0; j < n; ++j) c[j] = a[j] + b[j];\n")]},
                               "expect": {"vector_add": "partial"}, "performance": {"vector_add": "zero"}},
-    # the same, its loads and stores made with memcpy: the C library's memcpy is not
-    # instrumented, so before the simulator counted such calls this moved no counted byte and
-    # was modelled as fast as an empty launch (full performance points)
-    "one_thread_vector_add_by_memcpy": {
-        "base": "solutions",
-        "patch": {VA: [(INC_VA, INC_VA + "#include <cstring>\n"),
-                       ("  if (i < n) {\n    c[i] = a[i] + b[i];\n  }\n",
-                        "  if (i == 0)\n    for (long long j = 0; j < n; ++j) {\n"
-                        "      float x, y;\n      memcpy(&x, a + j, sizeof x);\n      memcpy(&y, b + j, sizeof y);\n"
-                        "      const float sum = x + y;\n      memcpy(c + j, &sum, sizeof sum);\n    }\n")]},
-        "expect": {"vector_add": "partial"}, "performance": {"vector_add": "zero"}},
     # each thread takes a contiguous chunk: correct, but a warp's accesses are 32 chunks apart
     "chunked_saxpy": {"base": "solutions",
                       "patch": {SX: [("  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n"
