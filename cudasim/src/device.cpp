@@ -138,6 +138,14 @@ std::array<size_t, kLimitCount>& limits_of_current_device() {
 }
 }  // namespace
 
+namespace cudasim::detail {
+size_t device_limit(int device, cudaLimit limit) {
+  std::lock_guard<std::mutex> lock(limits_mutex);
+  const auto it = device_limits.find(device);
+  return it == device_limits.end() ? kDefaultLimits[limit] : it->second[limit];
+}
+}  // namespace cudasim::detail
+
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   if (limit < 0 || limit >= kLimitCount) return record_error(cudaErrorUnsupportedLimit);
   std::lock_guard<std::mutex> lock(limits_mutex);

@@ -36,6 +36,12 @@ const cudaDeviceProp& device_properties();
 /// current one (cudaSetDevice).
 int device_count();
 int current_device();
+/// A device's value of `limit` (cudaDeviceSetLimit, else a GPU's default).
+size_t device_limit(int device, cudaLimit limit);
+/// True for a live block of the device heap (malloc or new in a kernel).
+bool is_device_heap_block(const void* pointer);
+/// Forgets `device`'s heap blocks, whose memory cudaDeviceReset has freed.
+void forget_device_heap(int device);
 /// Whether kernels on `device` may access `peer`'s memory (cudaDeviceEnablePeerAccess).
 bool peer_access_enabled(int device, int peer);
 constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;

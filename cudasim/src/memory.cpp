@@ -90,7 +90,7 @@ class Arena {
     return c >= begin_ && c < end_;
   }
 
-  void* allocate(std::size_t size, const char* file, unsigned line) {
+  void* allocate(std::size_t size, const char* file, unsigned line, int device = current_device()) {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t page = page_size();
     const std::size_t mapped = (std::max<std::size_t>(size, 1) + page - 1) / page * page;
@@ -109,7 +109,7 @@ class Arena {
     // The pages are fresh (zero) after a free's MADV_DONTNEED; a GPU's are not.
     if (!fresh_memory_zeroed()) fill_fresh(p, mapped);
     next_ = p + footprint;
-    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line, current_device()};
+    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, mapped, file, line, device};
     used_ += mapped;
     static_assert(kAlignment <= 4096, "pages are at least 4 KiB");
     return p;
@@ -359,6 +359,7 @@ bool describe_device_address(const void* pointer, std::string& description) {
 void free_device_memory(int device) {
   arena().free_device(device);
   forget_pool_allocations(device);
+  forget_device_heap(device);
 }
 
 bool find_live_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, false); }
@@ -457,8 +458,79 @@ cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* fil
   return status;
 }
 
+// ---- the device heap: malloc and free, new and delete in kernels ------------------------------
+namespace cudasim::detail {
+namespace {
+/// What kernels allocated and have not freed: each block is a device allocation of its own (so
+/// memcheck bounds it), charged to its device's heap, cudaLimitMallocHeapSize bytes.
+struct DeviceHeap {
+  std::mutex mutex;
+  std::map<int, std::size_t> used;                          // bytes, by device
+  std::map<std::uintptr_t, std::pair<int, std::size_t>> blocks;  // start -> device, bytes charged
+};
+DeviceHeap& heap_blocks() {
+  static DeviceHeap heap;
+  return heap;
+}
+bool in_kernel_thread() { return running_thread().launch != nullptr; }
+}  // namespace
+
+void forget_device_heap(int device) {
+  DeviceHeap& h = heap_blocks();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  h.used.erase(device);
+  for (auto it = h.blocks.begin(); it != h.blocks.end();)
+    it = it->second.first == device ? h.blocks.erase(it) : std::next(it);
+}
+
+bool is_device_heap_block(const void* pointer) {
+  DeviceHeap& h = heap_blocks();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  return h.blocks.count(reinterpret_cast<std::uintptr_t>(pointer)) != 0;
+}
+
+void* device_malloc(std::size_t bytes) {
+  if (!in_kernel_thread()) return std::malloc(bytes);  // a __host__ __device__ function on the host
+  const int device = running_thread().launch->device;
+  // Charged in 16-byte units, as a GPU's heap aligns every block to 16 bytes.
+  const std::size_t charged = (std::max<std::size_t>(bytes, 1) + 15) / 16 * 16;
+  DeviceHeap& h = heap_blocks();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  if (h.used[device] + charged > device_limit(device, cudaLimitMallocHeapSize)) return nullptr;  // as on a GPU
+  void* p = arena().allocate(bytes, "malloc or new in a kernel (the device heap)", 0, device);
+  if (p == nullptr) return nullptr;
+  h.used[device] += charged;
+  h.blocks[reinterpret_cast<std::uintptr_t>(p)] = {device, charged};
+  return p;
+}
+
+void device_free(void* pointer) {
+  if (pointer == nullptr) return;
+  if (!in_kernel_thread() && !is_device_heap_block(pointer)) return std::free(pointer);
+  {
+    DeviceHeap& h = heap_blocks();
+    std::lock_guard<std::mutex> lock(h.mutex);
+    auto it = h.blocks.find(reinterpret_cast<std::uintptr_t>(pointer));
+    if (it != h.blocks.end()) {
+      h.used[it->second.first] -= it->second.second;
+      h.blocks.erase(it);
+      arena().free(pointer);
+      return;
+    }
+  }
+  throw KernelFault{cudaErrorIllegalAddress,
+                    format_string("free or delete of %p in a kernel: not a block that malloc or new in a kernel "
+                                  "returned (freed twice, or memory from cudaMalloc or the host?)",
+                                  pointer)};
+}
+}  // namespace cudasim::detail
+
 cudaError_t cudaFree(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
+  if (is_device_heap_block(ptr)) {
+    report("cudaFree(%p): memory from malloc or new in a kernel is freed by free or delete in a kernel", ptr);
+    return record_error(cudaErrorInvalidValue);
+  }
   // Freeing waits for work that may still use the buffer, as cudaFree synchronises (the
   // buffer's device; every device for a pointer that is not a live allocation).
   const int device = device_of(ptr);

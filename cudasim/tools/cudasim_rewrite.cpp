@@ -63,6 +63,12 @@
 //     `::cudasim::detail::device_memcpy`/`_memmove`/`_memset`, which count and check the bytes
 //     as the loads and stores of a loop: the C library's functions are not instrumented, so a
 //     kernel that copied with them moved bytes no counter saw and no memcheck checked.
+//   * The device heap. In the same bodies `malloc(` and `free(` become
+//     `::cudasim::detail::device_malloc(` and `device_free(`, `new T...` (not placement new)
+//     becomes `new (::cudasim::detail::device_heap) T...`, and `delete p` / `delete[] p` become
+//     `::cudasim::detail::device_delete(p)` / `device_delete_array(p)`: blocks of device memory
+//     from a heap of cudaLimitMallocHeapSize bytes, as on a GPU, instead of host memory that a
+//     kernel may not touch.
 //   * Kernels known by address. After the closing brace of each kernel definition that is not
 //     a template, on the same line, `CUDASIM_KNOWN_KERNEL(name, (parameters))` registers the
 //     kernel with its parameter types when the program starts, as nvcc's runtime knows every
@@ -1095,20 +1101,23 @@ bool isPlainCall(const Source& source, std::size_t pos) {
                                                                     source.codeStartsWith(before - 2, "::")));
 }
 
-// The simulator's counted replacement for a C library memory function called in device code
-// (`memcpy`, `__builtin_memcpy`, ...), or null for any other word.
-const char* countedMemoryFunction(std::string_view word) {
+// The simulator's replacement for a C library function called in device code: the counted
+// `memcpy`, `memmove` and `memset` (also their `__builtin_` forms), the device heap's `malloc`
+// and `free`; null for any other word.
+const char* deviceLibraryFunction(std::string_view word) {
     if (word.substr(0, 10) == "__builtin_") word.remove_prefix(10);
     if (word == "memcpy") return "::cudasim::detail::device_memcpy";
     if (word == "memmove") return "::cudasim::detail::device_memmove";
     if (word == "memset") return "::cudasim::detail::device_memset";
+    if (word == "malloc") return "::cudasim::detail::device_malloc";
+    if (word == "free") return "::cudasim::detail::device_free";
     return nullptr;
 }
 
-// A call of the memory function at `pos`, unqualified or qualified by `std::` or `::`, renamed to
-// `counted` (the qualifier with it); nothing for a member, another namespace's function, or a
-// name that is not called.
-std::optional<Edit> renameMemoryCall(const Source& source, std::size_t pos, const char* counted) {
+// A call of the library function at `pos`, unqualified or qualified by `std::` or `::`, renamed
+// to `replacement` (the qualifier with it); nothing for a member, another namespace's function,
+// or a name that is not called.
+std::optional<Edit> renameLibraryCall(const Source& source, std::size_t pos, const char* replacement) {
     const std::size_t end = source.wordEnd(pos);
     if (!source.isCodeChar(source.skipBlanksForward(end), '(')) return std::nullopt;
     std::size_t start = pos;
@@ -1125,7 +1134,51 @@ std::optional<Edit> renameMemoryCall(const Source& source, std::size_t pos, cons
                               (before >= 2 && source.codeStartsWith(before - 2, "->")))) {
         return std::nullopt;  // a member function
     }
-    return Edit{start, end, counted};
+    return Edit{start, end, replacement};
+}
+
+// Whether the word before `pos` (blanks and comments skipped) is `word`.
+bool afterWord(const Source& source, std::size_t pos, std::string_view word) {
+    const std::size_t before = source.skipBlanksAndCommentsBackward(pos);
+    return before >= word.size() && source.isWordStart(before - word.size()) &&
+           source.wordAt(before - word.size()) == word;
+}
+
+// `delete p` or `delete[] p` at `pos` as `::cudasim::detail::device_delete(p)` (or
+// `device_delete_array`), as two edits: the call's start over `delete` (and `[]`), its `)` after
+// the operand, which runs to the first `;`, `,`, `)` or `}` outside brackets and keeps its text
+// (and whatever other edits it gets). Nothing for `= delete`.
+std::optional<std::pair<Edit, Edit>> rewriteDelete(const Source& source, std::size_t pos) {
+    const std::size_t before = source.skipBlanksAndCommentsBackward(pos);
+    if (before > 0 && source.isCodeChar(before - 1, '=')) return std::nullopt;
+    std::size_t at = source.skipBlanksForward(source.wordEnd(pos));
+    bool array = false;
+    if (source.isCodeChar(at, '[')) {
+        const std::size_t close = source.skipBlanksForward(at + 1);
+        if (!source.isCodeChar(close, ']')) return std::nullopt;
+        array = true;
+        at = source.skipBlanksForward(close + 1);
+    }
+    std::size_t end = at;
+    int depth = 0;
+    for (; end < source.size(); ++end) {
+        if (!source.isCode(end)) continue;
+        const char c = source.text()[end];
+        if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0) break;
+            --depth;
+        } else if ((c == ';' || c == ',') && depth == 0) {
+            break;
+        }
+    }
+    if (end == source.size() || end == at) return std::nullopt;
+    std::size_t operandEnd = end;  // before blanks, so that `delete p ;` keeps its layout
+    while (operandEnd > at && source.isCodeBlankAt(operandEnd - 1)) --operandEnd;
+    return std::make_pair(
+        Edit{pos, at, array ? "::cudasim::detail::device_delete_array(" : "::cudasim::detail::device_delete("},
+        Edit{operandEnd, operandEnd, ")"});
 }
 
 // Whether the `__CUDA_ARCH__` at `pos` is a version test in an #if or #elif line (compared, not
@@ -1214,8 +1267,16 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                 }
             } else if (word == "assert" && insideDeviceCallable() && isPlainCall(source, pos)) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ASSERT"});
-            } else if (const char* counted = countedMemoryFunction(word); counted != nullptr && insideDeviceCallable()) {
-                if (auto edit = renameMemoryCall(source, pos, counted)) edits.push_back(std::move(*edit));
+            } else if (const char* counted = deviceLibraryFunction(word); counted != nullptr && insideDeviceCallable()) {
+                if (auto edit = renameLibraryCall(source, pos, counted)) edits.push_back(std::move(*edit));
+            } else if (word == "new" && insideDeviceCallable() && !afterWord(source, pos, "operator") &&
+                       !source.isCodeChar(source.skipBlanksForward(end), '(')) {
+                edits.push_back({end, end, " (::cudasim::detail::device_heap)"});  // not placement new
+            } else if (word == "delete" && insideDeviceCallable() && !afterWord(source, pos, "operator")) {
+                if (auto call = rewriteDelete(source, pos)) {
+                    edits.push_back(std::move(call->first));  // the operand is read on as code
+                    edits.push_back(std::move(call->second));
+                }
             } else if (word == "__CUDA_ARCH__" && source.isDirective(pos) &&
                        (insideDeviceCode() || (!insideFunction() && isArchVersionTest(source, pos)))) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ARCH"});

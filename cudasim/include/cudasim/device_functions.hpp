@@ -154,6 +154,18 @@ struct KernelTrap {
   const char* what;
 };
 
+/// malloc and free in device code (the rewrite renames the calls): the device heap, whose blocks
+/// are device memory that later kernels may use and free (cudaFree of one is refused, as the
+/// runtime API may not use them on a GPU), cudaLimitMallocHeapSize bytes per device (8 MiB
+/// unless set), null when it is full. free of anything else in a kernel fails the launch.
+/// Called from host code (a __host__ __device__ function), they are the C library's.
+void* device_malloc(std::size_t bytes);
+void device_free(void* pointer);
+/// `new` in device code becomes `new (::cudasim::detail::device_heap)`: the same heap.
+struct DeviceHeapTag {};
+inline constexpr DeviceHeapTag device_heap{};
+
+
 /// A failed `assert` in device code (see CUDASIM_DEVICE_ASSERT): in a kernel thread it ends the
 /// launch with cudaErrorAssert, reported with the kernel, block and thread, as on a GPU; called
 /// anywhere else it prints the C library's message and aborts. Never returns.
@@ -174,7 +186,40 @@ void count_mma();
 void begin_warp_tile_access();
 void end_warp_tile_access();
 
+/// `delete p` and `delete[] p` in device code (the rewrite makes them these calls): the
+/// destructors, then the block goes back to the device heap. An array of a type with a
+/// destructor starts with the element count (the Itanium C++ ABI's cookie, which `new[]` wrote).
+template <class T>
+void device_delete(T* pointer) {
+  if (pointer == nullptr) return;
+  if constexpr (!std::is_trivially_destructible_v<T>) pointer->~T();
+  device_free(const_cast<std::remove_cv_t<T>*>(pointer));
+}
+template <class T>
+void device_delete_array(T* pointer) {
+  if (pointer == nullptr) return;
+  using Element = std::remove_cv_t<T>;
+  if constexpr (std::is_trivially_destructible_v<Element>) {
+    device_free(const_cast<Element*>(pointer));
+  } else {
+    constexpr std::size_t cookie = alignof(Element) > sizeof(std::size_t) ? alignof(Element) : sizeof(std::size_t);
+    char* block = reinterpret_cast<char*>(const_cast<Element*>(pointer)) - cookie;
+    const std::size_t count = *reinterpret_cast<std::size_t*>(block + cookie - sizeof(std::size_t));
+    for (std::size_t i = count; i > 0; --i) pointer[i - 1].~Element();
+    device_free(block);
+  }
+}
+
 }  // namespace cudasim::detail
+
+/// `new` in device code (rewritten to `new (::cudasim::detail::device_heap) ...`): the device
+/// heap; null when it is full, as on a GPU, where device code has no exceptions.
+inline void* operator new(std::size_t bytes, cudasim::detail::DeviceHeapTag) noexcept {
+  return cudasim::detail::device_malloc(bytes);
+}
+inline void* operator new[](std::size_t bytes, cudasim::detail::DeviceHeapTag) noexcept {
+  return cudasim::detail::device_malloc(bytes);
+}
 
 /// Kernels return void, so a void function containing `co_await` is a kernel thread. (Only
 /// kernels rewritten by cudasim_rewrite contain one; a .cu file of this course has no other

@@ -51,9 +51,9 @@ cudaError_t cudaDeviceReset();
 /// unified addressing. Nothing here depends on them. Unknown bits are cudaErrorInvalidValue.
 cudaError_t cudaSetDeviceFlags(unsigned flags);
 /// The current device's limits, kept and given back; they start at a GPU's defaults (1 KiB of
-/// stack, a 1 MiB printf FIFO, an 8 MiB heap, ...). The simulator enforces none of them: its
-/// kernel threads' stacks are the host's, printf writes straight through, and device-side
-/// malloc is the host's. An unknown limit is cudaErrorUnsupportedLimit.
+/// stack, a 1 MiB printf FIFO, an 8 MiB heap, ...). The simulator enforces the heap's (malloc
+/// and new in kernels), not the others: its kernel threads' stacks are the host's and printf
+/// writes straight through. An unknown limit is cudaErrorUnsupportedLimit.
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
 cudaError_t cudaGetDeviceFlags(unsigned* flags);
