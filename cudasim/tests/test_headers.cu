@@ -3,6 +3,10 @@
 // every .cu file by itself, and the simulator does the same, so this file does not include it.
 #include <gtest/gtest.h>
 
+#include <cuda/std/array>
+#include <cuda/std/cstdint>
+#include <cuda/std/limits>
+#include <cuda/std/type_traits>
 #include <cuda_profiler_api.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -177,6 +181,26 @@ TEST(Headers, DevicePropertiesSayHowHostMemoryMayBeReached) {
   EXPECT_EQ(prop.concurrentManagedAccess, attribute);
   ASSERT_EQ(cudaDeviceGetAttribute(&attribute, cudaDevAttrHostNativeAtomicSupported, 0), cudaSuccess);
   EXPECT_EQ(prop.hostNativeAtomicSupported, attribute);
+}
+
+// libcu++'s cuda::std, as kernels use it (NVIDIA's dmmaTensorCoreGemm includes <cuda/std/type_traits>).
+template <class T>
+__global__ void largest_of_type(cuda::std::int64_t* out) {
+  static_assert(cuda::std::is_integral_v<T>, "an integer type");
+  cuda::std::array<T, 2> pair{cuda::std::numeric_limits<T>::max(), cuda::std::numeric_limits<T>::lowest()};
+  out[0] = static_cast<cuda::std::int64_t>(pair[0]);
+  out[1] = static_cast<cuda::std::int64_t>(pair[1]);
+}
+
+TEST(Headers, LibcuxxStandardHeadersWorkInKernels) {
+  cuda::std::int64_t* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, 2 * sizeof(cuda::std::int64_t)), cudaSuccess);
+  largest_of_type<short><<<1, 1>>>(device);
+  cuda::std::int64_t host[2] = {0, 0};
+  ASSERT_EQ(cudaMemcpy(host, device, sizeof host, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(host[0], 32767);
+  EXPECT_EQ(host[1], -32768);
+  EXPECT_EQ(cudaFree(device), cudaSuccess);
 }
 
 }  // namespace
