@@ -140,6 +140,10 @@ struct AccessContext {
   Range frames;              // the coroutine frames of the block's threads (their locals)
   Range native_stack;        // the OS thread's own stack
   Range closure;             // the kernel's bound arguments
+  // The page-locked buffer of the last zero-copy access: a kernel that reads host memory does
+  // so element after element, and the registry's lookup takes a lock (cleared per block, as
+  // cudaFreeHost waits for every kernel first).
+  Range pinned;
   std::vector<Range> data;
   Range builtins[4];                       // threadIdx, blockIdx, blockDim, gridDim
   std::vector<std::uintptr_t> pointer_slots;  // extern-shared pointers at namespace scope
@@ -287,7 +291,13 @@ Space classify(AccessContext& c, std::uintptr_t a) {
   if (c.dynamic_capacity.contains(a)) return Space::Shared;
   for (const Range& r : c.data)
     if (r.contains(a)) return Space::Global;  // __device__ and __constant__ variables
-  if (is_pinned_host_pointer(reinterpret_cast<const void*>(a))) return Space::Host;
+  if (c.pinned.contains(a)) return Space::Host;
+  std::uintptr_t begin = 0;
+  std::size_t size = 0;
+  if (pinned_range_of(reinterpret_cast<const void*>(a), begin, size)) {
+    c.pinned = {begin, begin + size};
+    return Space::Host;
+  }
   return Space::Illegal;
 }
 
@@ -543,6 +553,7 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
   c.traffic = {};
   // Allocations may have been freed since the last block: forget them.
   for (AccessContext::CachedAllocation& r : c.cached) r = {};
+  c.pinned = {};
   const auto base = reinterpret_cast<std::uintptr_t>(cudasim::dynamic_shared_memory());
   c.dynamic_shared = {base, base + launch.config.dynamic_shared_bytes};
   c.dynamic_capacity = {base, base + kDynamicSharedCapacity};

@@ -85,6 +85,8 @@ bool find_freed_allocation(const void* pointer, AllocationInfo& info);
 /// The reserved address range of device memory.
 void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end);
 bool is_pinned_host_pointer(const void* pointer);
+/// The page-locked buffer that holds `pointer` (start and size), if one does.
+bool pinned_range_of(const void* pointer, std::uintptr_t& begin, std::size_t& size);
 /// The device a cudaMalloc allocation belongs to, or -1 for memory that is not a device's.
 int device_of(const void* pointer);
 

@@ -372,6 +372,18 @@ void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end) { arena().ra
 
 bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
 
+bool pinned_range_of(const void* pointer, std::uintptr_t& begin, std::size_t& size) {
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  auto it = pinned.upper_bound(address);
+  if (it == pinned.begin()) return false;
+  --it;
+  if (address >= it->first + it->second) return false;
+  begin = it->first;
+  size = it->second;
+  return true;
+}
+
 namespace {
 std::mutex managed_mutex;
 std::set<std::uintptr_t>& managed_starts() {
