@@ -258,12 +258,9 @@ std::mutex pinned_mutex;
 std::map<std::uintptr_t, std::size_t> pinned;
 
 bool is_pinned(const void* p) {
-  std::lock_guard<std::mutex> lock(pinned_mutex);
-  const auto address = reinterpret_cast<std::uintptr_t>(p);
-  auto it = pinned.upper_bound(address);
-  if (it == pinned.begin()) return false;
-  --it;
-  return address < it->first + it->second;
+  std::uintptr_t begin;
+  std::size_t size;
+  return pinned_range_of(p, begin, size);
 }
 
 const char* space_name(bool device) { return device ? "device" : "host"; }

@@ -653,16 +653,6 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority) {
-  const cudaError_t created = cudaStreamCreateWithFlags(stream, flags);
-  if (created != cudaSuccess) return created;
-  StreamRegistry& r = streams();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  // CUDA clamps to the range too.
-  r.find(*stream)->priority = std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority);
-  return cudaSuccess;
-}
-
 /// Runs `use(Stream&)` on the stream `stream` names, under the registry's lock, and returns
 /// what it returns; an unknown handle is cudaErrorInvalidResourceHandle.
 template <class Use>
@@ -672,6 +662,18 @@ cudaError_t with_stream(cudaStream_t stream, Use use) {
   const std::shared_ptr<Stream> s = r.find(stream);
   if (!s) return record_error(cudaErrorInvalidResourceHandle);
   return use(*s);
+}
+
+/// A priority moved into the device's range, as CUDA does with one outside it.
+int clamped_priority(int priority) { return std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority); }
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority) {
+  const cudaError_t created = cudaStreamCreateWithFlags(stream, flags);
+  if (created != cudaSuccess) return created;
+  return with_stream(*stream, [&](Stream& s) {
+    s.priority = clamped_priority(priority);
+    return cudaSuccess;
+  });
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
@@ -698,7 +700,7 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID at
         s.sync_policy = value->syncPolicy;
         return cudaSuccess;
       case cudaLaunchAttributePriority:
-        s.priority = std::clamp(value->priority, kGreatestStreamPriority, kLeastStreamPriority);
+        s.priority = clamped_priority(value->priority);
         return cudaSuccess;
       default:
         break;
