@@ -1,6 +1,7 @@
 """Command-line interface of ``./course`` (design.md section 6; a stable interface)."""
 import argparse
 import os
+import re
 import sys
 from typing import List, Optional
 
@@ -151,6 +152,11 @@ def build_parser() -> OneLineParser:
                        help="also write results.json (Gradescope's format) here; gradescope's default is .")
     grade.add_argument("--seed", metavar="N", help="the tests' random inputs (default: fresh, shown in the report); "
                                                    "the same seed gives the same score")
+    grade.add_argument("--build-slot", metavar="NAME",
+                       help="build the submission in build/grade-<backend>/slot-NAME and keep that folder, so "
+                            "that the next submission graded in the same slot compiles only its own files "
+                            "(default: a folder per submission path; autograder/slurm/grade_array.sbatch "
+                            "gives each task slot of a node one)")
 
     grade_all = sub.add_parser("grade-all", help="grade a whole class",
                                description="Grade every submission folder in DIR (one folder per student, each "
@@ -177,6 +183,9 @@ def build_parser() -> OneLineParser:
 
     selftest = sub.add_parser("selftest", help="the project's own test suite")
     _backend_option(selftest, argparse.SUPPRESS)
+    selftest.add_argument("--slow", action="store_true",
+                          help="also the checks that take many minutes and need root: a class graded through a "
+                               "one-node Slurm on this machine (autograder/slurm/local_slurm.py)")
 
     lst = sub.add_parser("list", help="lessons and exercises with your pass/fail state")
     _backend_option(lst, argparse.SUPPRESS)
@@ -280,6 +289,7 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
             raise CourseError("--out %s exists and is not a folder" % args.out)
+        _check_build_slot(args.build_slot)
         args.seed = _seed_argument(args.seed)
     if args.command == "grade-all":
         from .grade import validate_lesson_argument
@@ -338,7 +348,7 @@ def dispatch(args: argparse.Namespace) -> int:
         return run_roofline(session, args.gpu, args.out)
     if args.command == "selftest":
         from .selftest import run_selftest
-        return run_selftest(session)
+        return run_selftest(session, slow=args.slow)
     if args.command == "seal-reference":
         from .grade import Reference
         removed = Reference(session.root, session.toolchain).seal()
@@ -346,11 +356,13 @@ def dispatch(args: argparse.Namespace) -> int:
               "the grader no longer needs solutions/" % (session.toolchain.backend, len(removed)))
         return 0
     if args.command == "grade":
-        from .grade import grade_submission
+        from .grade import grade_slot_dir, grade_submission
         from .process import memory_limit_from_env, timeout_from_env
         from .reports import render
+        build_dir = grade_slot_dir(session.root, session.backend, args.build_slot) if args.build_slot else None
         report = grade_submission(session.root, session.toolchain, submission, args.lesson,
-                                  timeout=timeout_from_env(), memory_bytes=memory_limit_from_env(), seed=args.seed)
+                                  timeout=timeout_from_env(), memory_bytes=memory_limit_from_env(), seed=args.seed,
+                                  build_dir=build_dir)
         text, written = render(report, args.format, args.out)
         if text:
             print(text)
@@ -364,6 +376,13 @@ def dispatch(args: argparse.Namespace) -> int:
                          jobs=args.jobs or default_jobs(), timeout=timeout_from_env(),
                          memory_bytes=memory_limit_from_env(), seed=args.seed, resume=args.resume)
     raise CourseError("unknown command " + args.command)
+
+
+def _check_build_slot(name: Optional[str]) -> None:
+    """--build-slot NAME: a plain name, as it becomes a folder name."""
+    if name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
+        raise CourseError("--build-slot must be a name of letters, digits, '.', '_' and '-' (at most 64), not '%s'"
+                          % name)
 
 
 def _seed_argument(value: Optional[str]) -> Optional[int]:

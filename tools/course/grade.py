@@ -1,14 +1,15 @@
 """The autograder: build one submission in its own folder, run each exercise's tests in
 their own process with limits, and score them from the rubric."""
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import secrets
 import shutil
-import threading
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 from . import ui
 from .backend import Toolchain
@@ -189,6 +190,12 @@ def grade_build_dir(root: str, backend: str, submission: str) -> str:
     return os.path.join(root, "build", "grade-" + backend, "sub-" + digest)
 
 
+def grade_slot_dir(root: str, backend: str, slot: str) -> str:
+    """A build folder kept for the submissions graded one after another in one slot (./course
+    grade --build-slot): like grade-all's workers, it compiles only what changed."""
+    return os.path.join(root, "build", "grade-" + backend, "slot-" + slot)
+
+
 def fresh_seed() -> int:
     """A seed for one grading run: COURSE_SEED when set (a whole number), else a random one."""
     value = os.environ.get("COURSE_SEED", "").strip()
@@ -296,14 +303,27 @@ def sync_tree(src: str, dst: str, parts=SNAPSHOT_PARTS) -> None:
                 os.remove(full)
 
 
-_SNAPSHOT_LOCK = threading.Lock()
+@contextlib.contextmanager
+def shared_grading_lock(root: str, backend: str) -> Iterator[None]:
+    """Held while the parts that every submission shares (the course snapshot, the reference
+    build) are synced or built: one grading at a time, whether it runs in another grade-all
+    worker or in another process (a Slurm array's tasks on one checkout). An flock on its own
+    open of the file, so threads of one process exclude each other too."""
+    folder = os.path.join(root, "build", "grade-" + backend)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "shared.lock"), "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def course_snapshot(root: str, backend: str) -> str:
     """The course snapshot submissions are built from, made equal to the repository again (one
-    grade-all worker at a time: the sync restores a file that a program may have written)."""
+    grading at a time: the sync restores a file that a program may have written)."""
     snapshot = os.path.join(root, "build", "grade-" + backend, "course-src")
-    with _SNAPSHOT_LOCK:
+    with shared_grading_lock(root, backend):
         sync_tree(root, snapshot)
     return snapshot
 
@@ -339,11 +359,12 @@ class Reference:
             raise CourseError("this copy of the course has no solutions/ and no sealed reference build (%s); "
                               "build one where the solutions are: ./course seal-reference"
                               % self.build.display_path(), FAILURE)
-        self.build.configure()
-        self.manifest = self.build.manifest()
-        ui.progress("building the reference solutions for grading ...", end="")
-        outcome = self.build.build([ex.variant("submission").target for ex in self.manifest.exercises
-                                    if "submission" in ex.variants])
+        with shared_grading_lock(self.build.root, self.backend):
+            self.build.configure()
+            self.manifest = self.build.manifest()
+            ui.progress("building the reference solutions for grading ...", end="")
+            outcome = self.build.build([ex.variant("submission").target for ex in self.manifest.exercises
+                                        if "submission" in ex.variants])
         if not outcome.ok:
             ui.progress(" failed")
             ui.progress(outcome.output.rstrip()[-4000:])

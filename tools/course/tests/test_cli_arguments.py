@@ -40,6 +40,10 @@ class BadArgumentsAreOneLineAndExitTwo(unittest.TestCase):
         missing = os.path.join(tempfile.gettempdir(), "no-such-submission-folder-xyz")
         self.assertOneLineUsageError(support.run_cli("grade", "--submission", missing), "does not exist")
 
+    def test_build_slot_must_be_a_plain_name(self):
+        for bad in ("../elsewhere", "a/b", "", "-x" * 40):
+            self.assertOneLineUsageError(support.run_cli("grade", "--build-slot=" + bad), "--build-slot")
+
     def test_unknown_lesson(self):
         self.assertOneLineUsageError(support.run_cli("grade", "--lesson", "42"), "unknown lesson", "42")
 
