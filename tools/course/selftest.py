@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import time
 from typing import List, Optional, Tuple
@@ -99,7 +100,7 @@ def ctest_command(toolchain: Toolchain, build_path: str, output_on_failure: bool
     return cmd
 
 
-def run_selftest(session: Session) -> int:
+def run_selftest(session: Session, slow: bool = False) -> int:
     started = time.monotonic()
     root = session.root
     if not os.path.isdir(os.path.join(root, "solutions")):
@@ -183,10 +184,30 @@ def run_selftest(session: Session) -> int:
             print("check %s: FAILED (got %s)" % (label, got))
             print(format_grade_table(report, details=True), flush=True)
 
+    if slow:
+        ok = run_slow_checks(root)
+        passed += ok is True
+        failed += ok is False
+
     print("")
     print("selftest took %s (%s backend)" % (_duration(time.monotonic() - started), session.backend))
     print("selftest: %d passed, %d failed" % (passed, failed), flush=True)
     return 0 if failed == 0 else 1
+
+
+def run_slow_checks(root: str) -> Optional[bool]:
+    """``--slow``: a class graded through a real (one-node, local) Slurm, its gradebook checked
+    against grade-all's. True passed, False failed, None could not run here (said why)."""
+    ui.section("grader on a local Slurm")
+    step = time.monotonic()
+    proc = subprocess.run([sys.executable, os.path.join(root, "autograder", "slurm", "local_slurm.py"),
+                           "--record"], cwd=root)
+    if proc.returncode == 77:
+        print("check local Slurm: skipped (said above why)", flush=True)
+        return None
+    print("check local Slurm: %s (%s)" % ("ok" if proc.returncode == 0 else "FAILED",
+                                         _duration(time.monotonic() - step)), flush=True)
+    return proc.returncode == 0
 
 
 def _duration(seconds: float) -> str:
