@@ -264,6 +264,7 @@ class FrameArena {
 /// threads, which is what makes `static thread_local` work as __shared__.
 struct Worker {
   FiberContext scheduler_context;
+  StackSlab slab{fiber_stack_bytes()};  // before `fibers`: their stacks go back to it
   std::vector<std::unique_ptr<Fiber>> fibers;
   std::vector<Fiber*> idle_fibers;
   BlockRun* block = nullptr;
@@ -339,7 +340,7 @@ Fiber* acquire_fiber(Worker& w) {
   } else {
     w.fibers.push_back(std::make_unique<Fiber>());
     fiber = w.fibers.back().get();
-    fiber->stack = std::make_unique<FiberStack>(fiber_stack_bytes());
+    fiber->stack = new_fiber_stack(fiber_stack_bytes(), w.slab);
   }
   // A fiber abandoned by a faulted block may still hold a thread's frames: start it afresh.
   if (!fiber->idle_in_fiber_main) make_context(fiber->context, *fiber->stack, &fiber_main, fiber);
@@ -406,12 +407,24 @@ Fiber* pick_next(Worker& w, BlockRun& b, Fiber* self, bool self_free) {
   return nullptr;
 }
 
+void fault_current_thread(Worker& w, cudaError_t error, const std::string& message) {
+  BlockRun& b = *w.block;
+  b.faulted = true;
+  report_kernel_fault(*b.launch, b.block_index, threadIdx, error, message);
+}
+
 /// Called on a fiber that cannot go on (its thread waits, or it has nothing left to run):
 /// runs the next fiber of the block directly, releasing a barrier first when every live thread
 /// waits at it. Returns when this fiber is resumed (or at once when it is itself the one to
 /// go on). Goes back to the worker's own stack when the block is finished or has faulted.
 void switch_away(Worker& w, Fiber* self, bool self_free) {
   BlockRun& b = *w.block;
+  // A stack without a guard page of its own (FiberStack) is checked whenever its thread stops
+  // running: before any other fiber, whose frames the overflow may have damaged, runs again.
+  if (self->stack->overflowed() && !b.faulted)
+    fault_current_thread(w, cudaErrorIllegalAddress,
+                         "stack overflow in the kernel thread: it wrote below the bottom of its stack (set "
+                         "CUDASIM_STACK_KB to more than the default 256 if the kernel really needs a large stack)");
   for (;;) {
     Fiber* next = b.faulted ? nullptr : pick_next(w, b, self, self_free);
     if (next == nullptr && !b.faulted && b.waiting > 0) {
@@ -447,12 +460,6 @@ void resume_suspended_threads(BlockRun& b) {
     if (b.cursor.has_unstarted() || b.waiting == 0) return;
     resolve_waiting(b);
   }
-}
-
-void fault_current_thread(Worker& w, cudaError_t error, const std::string& message) {
-  BlockRun& b = *w.block;
-  b.faulted = true;
-  report_kernel_fault(*b.launch, b.block_index, threadIdx, error, message);
 }
 
 void fiber_main(void* argument) {

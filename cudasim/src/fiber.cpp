@@ -4,6 +4,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -17,6 +20,17 @@ std::size_t page_size() {
 }
 }  // namespace
 
+namespace {
+/// Stacks with a guard page of their own, process-wide (FiberStack::kGuardedStackBudget).
+std::atomic<std::size_t> guarded_stacks{0};
+
+// The canary: the lowest bytes of a slab stack, which a thread reaches only by overflowing.
+// They are zero as the system gave them (give_back cleans those of a damaged stack), and are
+// left untouched, so a waiting thread costs the pages its frames use and not one more for
+// the canary: a cooperative grid may hold a quarter of a million threads.
+constexpr std::size_t kCanaryBytes = 64;
+}  // namespace
+
 FiberStack::FiberStack(std::size_t usable_bytes) {
   const std::size_t page = page_size();
   size_ = (usable_bytes + page - 1) / page * page;
@@ -26,13 +40,77 @@ FiberStack::FiberStack(std::size_t usable_bytes) {
   mapping_ = static_cast<char*>(mapping);
   mprotect(mapping_, page, PROT_NONE);  // the guard page: stacks grow down into it
   base_ = mapping_ + page;
+  guarded_stacks.fetch_add(1, std::memory_order_relaxed);
 }
 
-FiberStack::~FiberStack() { munmap(mapping_, size_ + page_size()); }
+FiberStack::FiberStack(StackSlab& slab) : slab_(&slab), base_(slab.take()), size_(slab.stack_bytes()) {}
+
+std::unique_ptr<FiberStack> new_fiber_stack(std::size_t usable_bytes, StackSlab& slab) {
+  // Racy by a few stacks between OS threads, which the budget's margin absorbs.
+  if (guarded_stacks.load(std::memory_order_relaxed) < FiberStack::kGuardedStackBudget)
+    return std::make_unique<FiberStack>(usable_bytes);
+  return std::make_unique<FiberStack>(slab);
+}
+
+FiberStack::~FiberStack() {
+  if (slab_ != nullptr) {
+    slab_->give_back(base_);
+    return;
+  }
+  munmap(mapping_, size_ + page_size());
+  guarded_stacks.fetch_sub(1, std::memory_order_relaxed);
+}
 
 bool FiberStack::in_guard(const void* address) const noexcept {
+  if (slab_ != nullptr) return slab_->in_guard(address);
   const char* a = static_cast<const char*>(address);
   return a >= mapping_ && a < base_;
+}
+
+bool FiberStack::overflowed() const noexcept {
+  if (slab_ == nullptr) return false;
+  for (std::size_t i = 0; i < kCanaryBytes; ++i)
+    if (base_[i] != 0) return true;
+  return false;
+}
+
+StackSlab::StackSlab(std::size_t stack_bytes)
+    : stack_bytes_((stack_bytes + page_size() - 1) / page_size() * page_size()) {}
+
+StackSlab::~StackSlab() {
+  for (char* chunk : chunks_) munmap(chunk, page_size() + kStacksPerChunk * stack_bytes_);
+}
+
+char* StackSlab::take() {
+  if (free_.empty()) {
+    const std::size_t page = page_size();
+    void* mapping = mmap(nullptr, page + kStacksPerChunk * stack_bytes_, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) throw std::bad_alloc();
+    char* chunk = static_cast<char*>(mapping);
+    mprotect(chunk, page, PROT_NONE);  // below the lowest stack of the chunk
+    chunks_.push_back(chunk);
+    // Highest first, so that take() hands out the lowest stack first (pop_back).
+    for (std::size_t i = kStacksPerChunk; i-- > 0;) free_.push_back(chunk + page + i * stack_bytes_);
+  }
+  char* base = free_.back();
+  free_.pop_back();
+  return base;
+}
+
+void StackSlab::give_back(char* base) noexcept {
+  // Stacks are given back when their worker ends, just before the chunks are unmapped: no
+  // madvise (a quarter of a million of them made most of a large cooperative launch's time).
+  // One taken again must start with its canary clean.
+  if (std::any_of(base, base + kCanaryBytes, [](char c) { return c != 0; })) std::memset(base, 0, kCanaryBytes);
+  free_.push_back(base);
+}
+
+bool StackSlab::in_guard(const void* address) const noexcept {
+  const char* a = static_cast<const char*>(address);
+  for (const char* chunk : chunks_)
+    if (a >= chunk && a < chunk + page_size()) return true;
+  return false;
 }
 
 }  // namespace cudasim::detail

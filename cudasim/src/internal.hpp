@@ -168,10 +168,6 @@ struct GraphReplay {
 void grid_block_exited(LaunchState& launch, const uint3& block);
 /// Blocks of `block_size` threads resident on one SM of the modelled device (occupancy).
 int resident_blocks(int block_size, std::size_t dynamic_shared_bytes);
-/// The most threads the simulator runs in one cooperative launch: every thread of the grid may
-/// wait at a grid.sync() at once, each on a fiber with its own stack (two memory mappings), and
-/// a process has at most 65530 mappings by default.
-constexpr unsigned long long kMaxCooperativeThreads = 24576;
 
 // ---- instrumentation (instrumentation.cpp) ---------------------------------------------------
 /// Per-thread counters of the block being run, added to the launch at its end.

@@ -575,14 +575,6 @@ cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id) {
                                        blocks, threads, config.dynamic_shared_bytes, resident,
                                        p.multiProcessorCount));
     }
-    if (blocks * threads > kMaxCooperativeThreads) {
-      return fail_launch(config, cudaErrorCooperativeLaunchTooLarge,
-                         format_string("a cooperative grid of %llu threads fits the modelled device, but the "
-                                       "simulator runs at most %llu threads in one cooperative launch (every "
-                                       "thread may wait at a grid.sync() at once, each holding a stack); use "
-                                       "fewer blocks",
-                                       blocks * threads, kMaxCooperativeThreads));
-    }
   }
   // A faulted context runs nothing more.
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
