@@ -5,8 +5,8 @@
 // that runs them all, so the host pays one call for the whole sequence. That is the point
 // lesson 01 makes: a chain of n tiny kernels costs n launch overheads one by one, and about one
 // when replayed as a graph. Independent branches of a graph run one after another here, not
-// side by side. (Memory-allocation, event and child-graph nodes, and updating an
-// instantiated graph, are not supported.)
+// side by side. Memory-allocation and free nodes keep their memory in graph_memory.cpp. (Event
+// and child-graph nodes are not supported.)
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -63,8 +63,11 @@ struct GraphExec : CUgraphExec_st {
 
 // One lock for graphs, their nodes and executables (guards the maps and the graphs' contents).
 std::mutex graphs_mutex;
-std::map<const CUgraph_st*, std::unique_ptr<Graph>> graphs;
-std::map<const CUgraphExec_st*, std::unique_ptr<GraphExec>> executables;
+// Never destroyed: the work of a graph's allocation node holds device memory (graph_memory.cpp),
+// which must not be given back at exit, after the device memory itself has gone.
+std::map<const CUgraph_st*, std::unique_ptr<Graph>>& graphs = *new std::map<const CUgraph_st*, std::unique_ptr<Graph>>;
+std::map<const CUgraphExec_st*, std::unique_ptr<GraphExec>>& executables =
+    *new std::map<const CUgraphExec_st*, std::unique_ptr<GraphExec>>;
 
 /// The caller holds graphs_mutex.
 Graph* find_graph(cudaGraph_t handle) {
@@ -279,6 +282,41 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const
   const cudaHostFn_t fn = params->fn;
   void* const user_data = params->userData;
   return record_error(add_node(node, graph, dependencies, dependency_count, [fn, user_data] { fn(user_data); }));
+}
+
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                     size_t dependency_count, cudaMemAllocNodeParams* params, const char* file,
+                                     unsigned line) {
+  if (params == nullptr) return record_error(cudaErrorInvalidValue);
+  const cudaMemLocation where = params->poolProps.location;
+  if (where.type != cudaMemLocationTypeDevice || where.id < 0 || where.id >= device_count()) {
+    report("cudaGraphAddMemAllocNode at %s:%u: poolProps.location must be a device (cudaMemLocationTypeDevice "
+           "and its number)", file, line);
+    return record_error(cudaErrorInvalidValue);
+  }
+  const int previous = current_device();
+  if (where.id != previous) cudaSetDevice(where.id);  // the memory is the location's
+  void* address = nullptr;
+  std::function<void()> work;
+  const cudaError_t made = new_graph_allocation(params->bytesize, file, line, address, work);
+  if (where.id != previous) cudaSetDevice(previous);
+  if (made != cudaSuccess) return record_error(made);
+  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, std::move(work));
+  if (added != cudaSuccess) return record_error(added);  // the allocation went with the work
+  params->dptr = address;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                    size_t dependency_count, void* dptr) {
+  if (!is_graph_allocation(dptr)) {
+    report("cudaGraphAddMemFreeNode(%p): not an allocation of a graph memory node (memory from cudaMalloc is "
+           "freed by cudaFree)", dptr);
+    return record_error(cudaErrorInvalidValue);
+  }
+  return record_error(add_node(node, graph, dependencies, dependency_count, [dptr] {
+    if (!free_graph_allocation(dptr)) report("a graph's free node: %p is not in use (freed twice?)", dptr);
+  }));
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,

@@ -71,6 +71,10 @@ struct AllocationInfo {
 bool is_device_pointer(const void* pointer);
 /// The live allocation that contains `pointer`, or the nearest one, for diagnostics.
 bool describe_device_address(const void* pointer, std::string& description);
+/// Device memory of the current device for the simulator's own allocations (graph memory), as
+/// cudaMalloc makes it (null when it does not fit), and its release.
+void* allocate_device_memory(std::size_t bytes, const char* file, unsigned line);
+void release_device_memory(void* pointer);
 /// Frees every allocation of `device` (cudaDeviceReset).
 void free_device_memory(int device);
 /// The live allocation containing [pointer, pointer + bytes), if any (for memcheck).
@@ -233,6 +237,21 @@ void install_fault_handler();
 // ---- streams (streams.cpp) -----------------------------------------------------------------------
 /// What a captured graph holds: the work of each recorded operation, in stream order.
 using GraphNodes = std::vector<std::function<void()>>;
+// ---- graph memory (graph_memory.cpp) -------------------------------------------------------------
+/// A graph allocation of `bytes` on the current device, for an allocation node (or cudaMallocAsync
+/// in a captured stream): its address now, and the node's work, which holds the address for as
+/// long as a graph or executable holds the work. cudaErrorMemoryAllocation when it does not fit.
+cudaError_t new_graph_allocation(std::size_t bytes, const char* file, unsigned line, void*& address,
+                                 std::function<void()>& allocation_work);
+/// True when `address` was returned by new_graph_allocation and is still addressable.
+bool is_graph_allocation(const void* address);
+/// Frees a graph allocation whose allocation node has run (a free node's work, or cudaFree and
+/// cudaFreeAsync of one). False when `address` is no graph allocation in use.
+bool free_graph_allocation(const void* address);
+/// Forgets `device`'s graph allocations, whose memory cudaDeviceReset has freed (graphs that still
+/// hold their allocation nodes then allocate nothing when they run).
+void forget_graph_memory(int device);
+
 /// Stream capture: from begin_capture on, work queued on the stream is recorded, not run.
 cudaError_t begin_capture(cudaStream_t stream);
 cudaError_t end_capture(cudaStream_t stream, GraphNodes& nodes);

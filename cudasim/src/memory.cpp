@@ -331,6 +331,12 @@ bool free_is_pending(const void* p) {
 
 bool is_device_pointer(const void* pointer) { return arena().contains(pointer); }
 
+void* allocate_device_memory(std::size_t bytes, const char* file, unsigned line) {
+  return arena().allocate(bytes, file, line);
+}
+
+void release_device_memory(void* pointer) { arena().free(pointer); }
+
 bool describe_device_address(const void* pointer, std::string& description) {
   if (!is_device_pointer(pointer)) return false;
   AllocationInfo info;
@@ -357,6 +363,7 @@ void free_device_memory(int device) {
   arena().free_device(device);
   forget_pool_allocations(device);
   forget_device_heap(device);
+  forget_graph_memory(device);
 }
 
 bool find_live_allocation(const void* pointer, AllocationInfo& info) { return arena().find(pointer, info, false); }
@@ -544,6 +551,11 @@ cudaError_t cudaFree(void* ptr) {
   // buffer's device; every device for a pointer that is not a live allocation).
   const int device = device_of(ptr);
   if (device >= 0) synchronize_device_streams(device); else synchronize_all_streams();
+  if (is_graph_allocation(ptr)) {
+    if (free_graph_allocation(ptr)) return cudaSuccess;
+    report("cudaFree(%p): a graph allocation that is not in use (its graph has not run, or it was freed)", ptr);
+    return record_error(cudaErrorInvalidValue);
+  }
   remember_managed(ptr, false);
   if (!arena().free(ptr)) {
     report("cudaFree(%p): not the start of a live cudaMalloc allocation (double free, or a host "
@@ -618,10 +630,15 @@ cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool,
 
 cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file, unsigned line) {
   if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
-  if (is_capturing(stream)) {
-    report("cudaMallocAsync at %s:%u: allocating inside a stream capture (a memory node) is not supported "
-           "by the simulator; allocate before the capture", file, line);
-    return record_error(cudaErrorStreamCaptureUnsupported);
+  if (is_capturing(stream)) {  // an allocation node of the graph being captured
+    void* address = nullptr;
+    std::function<void()> work;
+    const cudaError_t made = new_graph_allocation(size, file, line, address, work);
+    if (made != cudaSuccess) return record_error(made);
+    const cudaError_t queued = enqueue(stream, std::move(work));
+    if (queued != cudaSuccess) return record_error(queued);
+    *ptr = address;
+    return cudaSuccess;
   }
   // The address is reserved now, which is at least as early as stream order asks; the empty
   // task only checks the stream handle.
@@ -634,6 +651,11 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const 
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
   if (ptr == nullptr) return cudaSuccess;
+  if (is_graph_allocation(ptr)) {  // in a capture, the graph's free node
+    return record_error(enqueue(stream, [ptr] {
+      if (!free_graph_allocation(ptr)) report("cudaFreeAsync(%p): a graph allocation not in use (freed twice?)", ptr);
+    }));
+  }
   AllocationInfo info;
   if (!arena().find(ptr, info, false) || info.begin != reinterpret_cast<std::uintptr_t>(ptr) ||
       free_is_pending(ptr)) {
@@ -641,8 +663,8 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     return record_error(cudaErrorInvalidValue);
   }
   if (is_capturing(stream)) {
-    report("cudaFreeAsync(%p): freeing inside a stream capture (a memory node) is not supported by the "
-           "simulator; free after the graph has run", ptr);
+    report("cudaFreeAsync(%p): a captured graph may free only what a graph allocated (cudaMallocAsync in a "
+           "capture, or an allocation node); free memory from cudaMalloc after the graph has run", ptr);
     return record_error(cudaErrorStreamCaptureUnsupported);
   }
   {

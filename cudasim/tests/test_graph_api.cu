@@ -1,4 +1,5 @@
-// CUDA graphs built node by node: kernel, 1-D and 3-D copy, memset, host and empty nodes, and
+// CUDA graphs built node by node: kernel, 1-D and 3-D copy, memset, host, empty, memory
+// allocation and free nodes (and allocations in a captured stream), and
 // clones of a graph, executables updated node by node or from another graph; dependencies given
 // when a node is added or later with cudaGraphAddDependencies, instantiated and launched more
 // than once. Kernel arguments are copied when the node is added. Valid CUDA: the same file runs
@@ -328,6 +329,144 @@ TEST(GraphApi, ExecUpdateTakesTheWorkOfAGraphOfTheSameShape) {
   for (cudaGraph_t g : {first, second, longer}) ASSERT_CUDA(cudaGraphDestroy(g));
   ASSERT_CUDA(cudaStreamDestroy(s));
   ASSERT_CUDA(cudaFree(x));
+}
+
+cudaMemAllocNodeParams allocation_of(size_t bytes) {
+  cudaMemAllocNodeParams p = {};
+  p.poolProps.allocType = cudaMemAllocationTypePinned;
+  p.poolProps.location.type = cudaMemLocationTypeDevice;
+  p.poolProps.location.id = 0;
+  p.bytesize = bytes;
+  return p;
+}
+
+unsigned long long graph_memory(cudaGraphMemAttributeType attribute) {
+  unsigned long long value = ~0ull;
+  EXPECT_EQ(cudaDeviceGetGraphMemAttribute(0, attribute, &value), cudaSuccess);
+  return value;
+}
+
+// Allocation, kernel, copy out, free: the graph owns its buffer while it runs, and the graph
+// itself may be destroyed once instantiated (NVIDIA's graphMemoryNodes does).
+TEST(GraphApi, AnAllocationNodeGivesTheGraphItsOwnBufferEachLaunch) {
+  const int n = 3000;
+  const size_t bytes = n * sizeof(float);
+  std::vector<float> h_in(n), h_out(n, -1.0f);
+  for (int i = 0; i < n; ++i) h_in[i] = static_cast<float>(i % 13);
+  ASSERT_CUDA(cudaDeviceGraphMemTrim(0));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  cudaMemAllocNodeParams alloc = allocation_of(bytes);
+  cudaGraphNode_t allocated, copied_in, scaled, copied_out, freed;
+  ASSERT_CUDA(cudaGraphAddMemAllocNode(&allocated, graph, nullptr, 0, &alloc));
+  float* buffer = static_cast<float*>(alloc.dptr);
+  ASSERT_NE(buffer, nullptr);
+  ASSERT_CUDA(cudaGraphAddMemcpyNode1D(&copied_in, graph, &allocated, 1, buffer, h_in.data(), bytes,
+                                       cudaMemcpyHostToDevice));
+  int count = n;
+  float factor = 3.0f;
+  void* args[] = {&buffer, &buffer, &count, &factor};
+  const cudaKernelNodeParams k = kernel_params(reinterpret_cast<void*>(scale_into), dim3((n + 255) / 256), dim3(256), args);
+  ASSERT_CUDA(cudaGraphAddKernelNode(&scaled, graph, &copied_in, 1, &k));
+  ASSERT_CUDA(cudaGraphAddMemcpyNode1D(&copied_out, graph, &scaled, 1, h_out.data(), buffer, bytes,
+                                       cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaGraphAddMemFreeNode(&freed, graph, &copied_out, 1, buffer));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  for (int launch = 0; launch < 2; ++launch) {
+    std::fill(h_out.begin(), h_out.end(), -1.0f);
+    ASSERT_CUDA(cudaGraphLaunch(exec, nullptr));
+    ASSERT_CUDA(cudaDeviceSynchronize());
+    for (int i = 0; i < n; ++i) ASSERT_EQ(h_out[i], h_in[i] * 3.0f) << "launch " << launch << ", element " << i;
+  }
+  EXPECT_GE(graph_memory(cudaGraphMemAttrUsedMemHigh), bytes);
+  EXPECT_GE(graph_memory(cudaGraphMemAttrReservedMemCurrent), bytes);
+#ifdef CUDASIM
+  // Exact here; a GPU rounds up to its granularity and keeps a launched executable's memory
+  // mapped until the executable is destroyed.
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrUsedMemHigh), bytes);
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrUsedMemCurrent), 0u);
+#endif
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaDeviceGraphMemTrim(0));
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrUsedMemCurrent), 0u);
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrReservedMemCurrent), 0u);
+}
+
+// cudaMallocAsync and cudaFreeAsync in a captured stream become the graph's allocation and free;
+// an allocation the graph does not free stays in use after it has run, until cudaFree.
+TEST(GraphApi, StreamOrderedAllocationsInACaptureBecomeGraphMemory) {
+  const int n = 2048;
+  const size_t bytes = n * sizeof(float);
+  std::vector<float> h_in(n), h_out(n, -1.0f);
+  for (int i = 0; i < n; ++i) h_in[i] = static_cast<float>(i % 7) - 3.0f;
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  float *scratch = nullptr, *kept = nullptr;
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  ASSERT_CUDA(cudaMallocAsync(&scratch, bytes, s));
+  ASSERT_CUDA(cudaMallocAsync(&kept, bytes, s));
+  ASSERT_CUDA(cudaMemcpyAsync(scratch, h_in.data(), bytes, cudaMemcpyHostToDevice, s));
+  scale_into<<<(n + 127) / 128, 128, 0, s>>>(scratch, kept, n, -2.0f);
+  ASSERT_CUDA(cudaFreeAsync(scratch, s));
+  ASSERT_CUDA(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphLaunch(exec, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  ASSERT_CUDA(cudaMemcpy(h_out.data(), kept, bytes, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(h_out[i], h_in[i] * -2.0f) << "element " << i;
+  EXPECT_GE(graph_memory(cudaGraphMemAttrUsedMemCurrent), bytes);  // `kept` is still in use
+  ASSERT_CUDA(cudaFree(kept));
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  ASSERT_CUDA(cudaDeviceGraphMemTrim(0));
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrUsedMemCurrent), 0u);
+}
+
+// Another graph may free what one allocated (graphMemoryNodes' free graph).
+TEST(GraphApi, AFreeNodeInAnotherGraphFreesAGraphAllocation) {
+  const size_t bytes = 4096;
+  cudaGraph_t allocating, freeing;
+  ASSERT_CUDA(cudaGraphCreate(&allocating, 0));
+  cudaMemAllocNodeParams alloc = allocation_of(bytes);
+  cudaGraphNode_t allocated, freed;
+  ASSERT_CUDA(cudaGraphAddMemAllocNode(&allocated, allocating, nullptr, 0, &alloc));
+  ASSERT_CUDA(cudaGraphCreate(&freeing, 0));
+  ASSERT_CUDA(cudaGraphAddMemFreeNode(&freed, freeing, nullptr, 0, alloc.dptr));
+  cudaGraphExec_t allocate_exec, free_exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&allocate_exec, allocating, 0));
+  ASSERT_CUDA(cudaGraphInstantiate(&free_exec, freeing, 0));
+  ASSERT_CUDA(cudaGraphDestroy(allocating));
+  ASSERT_CUDA(cudaGraphDestroy(freeing));
+  ASSERT_CUDA(cudaGraphLaunch(allocate_exec, nullptr));
+  ASSERT_CUDA(cudaMemset(alloc.dptr, 0x5a, bytes));  // in use between the two graphs
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_GE(graph_memory(cudaGraphMemAttrUsedMemCurrent), bytes);
+  ASSERT_CUDA(cudaGraphLaunch(free_exec, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+#ifdef CUDASIM
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrUsedMemCurrent), 0u);  // a GPU keeps it mapped to allocate_exec
+#endif
+  ASSERT_CUDA(cudaGraphExecDestroy(allocate_exec));
+  ASSERT_CUDA(cudaGraphExecDestroy(free_exec));
+  ASSERT_CUDA(cudaDeviceGraphMemTrim(0));
+  EXPECT_EQ(graph_memory(cudaGraphMemAttrUsedMemCurrent), 0u);
+}
+
+TEST(GraphApi, AFreeNodeOfMemoryFromCudaMallocIsRefused) {
+  void* plain = nullptr;
+  ASSERT_CUDA(cudaMalloc(&plain, 256));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  cudaGraphNode_t node;
+  EXPECT_EQ(cudaGraphAddMemFreeNode(&node, graph, nullptr, 0, plain), cudaErrorInvalidValue);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaGraphDestroy(graph));
+  ASSERT_CUDA(cudaFree(plain));
 }
 
 TEST(GraphApi, BadArgumentsAreInvalidValues) {

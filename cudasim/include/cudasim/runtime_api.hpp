@@ -306,6 +306,28 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, con
 cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original);
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                  size_t dependency_count, const cudaHostNodeParams* params);
+/// Graph memory. An allocation node gives its address at once (`params->dptr`), the same for
+/// every launch; running it makes the memory the graph's (its contents are not kept from one
+/// launch to the next), and a free node, or cudaFree/cudaFreeAsync after the graph has run,
+/// gives it back. A free node's `dptr` must come from an allocation node or from
+/// cudaMallocAsync in a captured stream. The memory stays addressable until the last graph
+/// and executable holding its allocation node are destroyed and it has been freed. Launching
+/// again a graph whose allocation was not freed is not refused here (as with
+/// cudaGraphInstantiateFlagAutoFreeOnLaunch on a GPU).
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                     size_t dependency_count, cudaMemAllocNodeParams* params,
+                                     const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                    size_t dependency_count, void* dptr);
+/// The device's graph memory in use (allocated by a node that ran and not yet freed) and
+/// reserved (what it has used at most since the last trim), and their highest values. (A GPU
+/// keeps a launched executable's memory mapped, and counted as used, until the executable is
+/// destroyed, and rounds to its granularity.)
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, cudaGraphMemAttributeType attribute, void* value);
+/// Resets a highest value (UsedMemHigh, ReservedMemHigh) to the current one; `*value` must be 0.
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, cudaGraphMemAttributeType attribute, void* value);
+/// Gives back the device's reserved graph memory that is not in use.
+cudaError_t cudaDeviceGraphMemTrim(int device);
 /// A node that does nothing: a join point for dependencies.
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                   size_t dependency_count);
