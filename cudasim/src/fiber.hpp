@@ -52,8 +52,8 @@ class StackSlab {
 /// Each such stack costs two memory mappings, and a process may have 65530: a cooperative grid
 /// whose threads all wait at grid.sync() at once could not get one stack each. Past the budget
 /// a stack is taken from the worker's `slab` instead, whose lowest bytes (zero as the system
-/// gave them) are a canary that overflowed() checks whenever its thread stops running (an overflow past a whole chunk
-/// reaches the chunk's guard page).
+/// gave them) are a canary that overflowed() checks whenever its thread stops running; an
+/// overflow past a whole chunk reaches the chunk's guard page.
 class FiberStack {
  public:
   /// A mapping of its own, with a guard page.
