@@ -106,6 +106,12 @@ bool free_graph_allocation(const void* address) {
   return true;
 }
 
+std::function<void()> graph_free_work(void* address, const char* api) {
+  return [address, api] {
+    if (!free_graph_allocation(address)) report("%s: graph allocation %p is not in use (freed twice?)", api, address);
+  };
+}
+
 void forget_graph_memory(int device) {
   std::lock_guard<std::mutex> lock(graph_memory_mutex);
   for (auto it = graph_allocations.begin(); it != graph_allocations.end();)

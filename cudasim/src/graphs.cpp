@@ -294,12 +294,10 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph, c
            "and its number)", file, line);
     return record_error(cudaErrorInvalidValue);
   }
-  const int previous = current_device();
-  if (where.id != previous) cudaSetDevice(where.id);  // the memory is the location's
   void* address = nullptr;
   std::function<void()> work;
-  const cudaError_t made = new_graph_allocation(params->bytesize, file, line, address, work);
-  if (where.id != previous) cudaSetDevice(previous);
+  const cudaError_t made =  // the memory is the location's
+      on_device(where.id, [&] { return new_graph_allocation(params->bytesize, file, line, address, work); });
   if (made != cudaSuccess) return record_error(made);
   const cudaError_t added = add_node(node, graph, dependencies, dependency_count, std::move(work));
   if (added != cudaSuccess) return record_error(added);  // the allocation went with the work
@@ -314,9 +312,8 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph, co
            "freed by cudaFree)", dptr);
     return record_error(cudaErrorInvalidValue);
   }
-  return record_error(add_node(node, graph, dependencies, dependency_count, [dptr] {
-    if (!free_graph_allocation(dptr)) report("a graph's free node: %p is not in use (freed twice?)", dptr);
-  }));
+  return record_error(
+      add_node(node, graph, dependencies, dependency_count, graph_free_work(dptr, "a graph's free node")));
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,

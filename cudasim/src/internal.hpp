@@ -36,6 +36,16 @@ const cudaDeviceProp& device_properties();
 /// current one (cudaSetDevice).
 int device_count();
 int current_device();
+/// Runs `f()` with `device` current, then makes the caller's device current again: for memory
+/// that belongs to a device other than the current one.
+template <class F>
+auto on_device(int device, F f) {
+  const int previous = current_device();
+  if (device != previous) cudaSetDevice(device);
+  auto result = f();
+  if (device != previous) cudaSetDevice(previous);
+  return result;
+}
 /// A device's value of `limit` (cudaDeviceSetLimit, else a GPU's default).
 size_t device_limit(int device, cudaLimit limit);
 /// True for a live block of the device heap (malloc or new in a kernel).
@@ -248,6 +258,9 @@ bool is_graph_allocation(const void* address);
 /// Frees a graph allocation whose allocation node has run (a free node's work, or cudaFree and
 /// cudaFreeAsync of one). False when `address` is no graph allocation in use.
 bool free_graph_allocation(const void* address);
+/// The work of a free of a graph allocation queued by `api` (a free node, or cudaFreeAsync):
+/// frees it when it runs, and reports a free of memory not in use.
+std::function<void()> graph_free_work(void* address, const char* api);
 /// Forgets `device`'s graph allocations, whose memory cudaDeviceReset has freed (graphs that still
 /// hold their allocation nodes then allocate nothing when they run).
 void forget_graph_memory(int device);

@@ -257,12 +257,6 @@ void forget_pool_allocations(int device) {
 std::mutex pinned_mutex;
 std::map<std::uintptr_t, std::size_t> pinned;
 
-bool is_pinned(const void* p) {
-  std::uintptr_t begin;
-  std::size_t size;
-  return pinned_range_of(p, begin, size);
-}
-
 const char* space_name(bool device) { return device ? "device" : "host"; }
 
 /// Checks that the pointers of a copy are where `kind` says they are, and that the
@@ -374,7 +368,11 @@ bool find_nearest_allocation(const void* pointer, AllocationInfo& info) { return
 
 void device_arena_range(std::uintptr_t& begin, std::uintptr_t& end) { arena().range(begin, end); }
 
-bool is_pinned_host_pointer(const void* pointer) { return is_pinned(pointer); }
+bool is_pinned_host_pointer(const void* pointer) {
+  std::uintptr_t begin;
+  std::size_t size;
+  return pinned_range_of(pointer, begin, size);
+}
 
 bool pinned_range_of(const void* pointer, std::uintptr_t& begin, std::size_t& size) {
   std::lock_guard<std::mutex> lock(pinned_mutex);
@@ -435,7 +433,7 @@ cudaMemcpyKind actual_direction(const void* dst, const void* src) {
 void record_copy(const void* dst, const void* src, std::size_t bytes) {
   const cudaMemcpyKind direction = actual_direction(dst, src);
   const void* host_side = direction == cudaMemcpyHostToDevice ? src : dst;
-  record_transfer(direction, bytes, is_pinned(host_side));
+  record_transfer(direction, bytes, is_pinned_host_pointer(host_side));
 }
 }  // namespace
 
@@ -620,12 +618,9 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
 cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
                                     const char* file, unsigned line) {
   if (pool == nullptr) return record_error(cudaErrorInvalidValue);
-  const int device = static_cast<MemPool*>(pool)->device;
-  const int previous = current_device();
-  if (device != previous) cudaSetDevice(device);  // the pool's device owns the memory
-  const cudaError_t e = cudaMallocAsync(ptr, size, stream, file, line);
-  if (device != previous) cudaSetDevice(previous);
-  return e;
+  // The pool's device owns the memory.
+  return on_device(static_cast<MemPool*>(pool)->device,
+                   [&] { return cudaMallocAsync(ptr, size, stream, file, line); });
 }
 
 cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file, unsigned line) {
@@ -652,9 +647,7 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
   if (ptr == nullptr) return cudaSuccess;
   if (is_graph_allocation(ptr)) {  // in a capture, the graph's free node
-    return record_error(enqueue(stream, [ptr] {
-      if (!free_graph_allocation(ptr)) report("cudaFreeAsync(%p): a graph allocation not in use (freed twice?)", ptr);
-    }));
+    return record_error(enqueue(stream, graph_free_work(ptr, "cudaFreeAsync")));
   }
   AllocationInfo info;
   if (!arena().find(ptr, info, false) || info.begin != reinterpret_cast<std::uintptr_t>(ptr) ||
@@ -740,7 +733,7 @@ cudaError_t cudaHostUnregister(void* ptr) {
 
 cudaError_t cudaHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned flags) {
   if (device_pointer == nullptr || flags != 0) return record_error(cudaErrorInvalidValue);
-  if (!is_pinned(host_pointer)) {
+  if (!is_pinned_host_pointer(host_pointer)) {
     report("cudaHostGetDevicePointer(%p): not page-locked host memory (cudaHostAlloc, cudaMallocHost or "
            "cudaHostRegister)", host_pointer);
     return record_error(cudaErrorInvalidValue);
@@ -763,7 +756,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
   if (is_device_pointer(ptr)) {
     attributes->type = cudaMemoryTypeDevice;
     attributes->devicePointer = const_cast<void*>(ptr);
-  } else if (is_pinned(ptr)) {
+  } else if (is_pinned_host_pointer(ptr)) {
     attributes->type = cudaMemoryTypeHost;
     attributes->hostPointer = const_cast<void*>(ptr);
     attributes->devicePointer = const_cast<void*>(ptr);
@@ -779,7 +772,7 @@ namespace {
 /// kernels (see cudaMemcpyAsync).
 bool pageable_host_side(const void* dst, const void* src) {
   if (is_device_pointer(dst) == is_device_pointer(src)) return false;
-  return !is_pinned(is_device_pointer(dst) ? src : dst);
+  return !is_pinned_host_pointer(is_device_pointer(dst) ? src : dst);
 }
 }  // namespace
 
@@ -795,7 +788,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   // between device buffers stay asynchronous.
   const void* host_side = is_device_pointer(dst) ? src : dst;
   // While the stream captures, the copy becomes a node of the graph, pageable or not, as in CUDA.
-  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side) || is_capturing(stream);
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned_host_pointer(host_side) || is_capturing(stream);
   auto copy = [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); };
   record_copy(dst, src, count);
   return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy, true));
@@ -918,7 +911,7 @@ cudaError_t copy_on_stream(const StridedCopy& c, cudaStream_t stream) {
   if (c.bytes() == 0) return cudaSuccess;
   record_copy(c.dst, c.src, c.bytes());
   const void* host_side = is_device_pointer(c.dst) ? c.src : c.dst;
-  const bool asynchronous = is_device_pointer(host_side) || is_pinned(host_side) || is_capturing(stream);
+  const bool asynchronous = is_device_pointer(host_side) || is_pinned_host_pointer(host_side) || is_capturing(stream);
   auto rows = [c] { c.run(); };
   return asynchronous ? enqueue(stream, rows) : run_synchronously(stream, rows, true);
 }
