@@ -12,7 +12,7 @@ import sys
 from typing import Dict, List, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from course.grade_all import gradebook_csv  # noqa: E402
+from course.grade_all import exercise_keys, gradebook_csv, row_from_report  # noqa: E402
 
 
 def students_of(out_dir: str, listing: Optional[str]) -> List[str]:
@@ -32,16 +32,12 @@ def row_for(out_dir: str, student: str, keys: List[str]) -> Dict[str, object]:
     try:
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
-        row: Dict[str, object] = {"student": student, "score": report["score"], "max_score": report["max_score"],
-                                  "error": ""}
-        for ex in report["exercises"]:
-            key = ex["lesson"] + "/" + ex["exercise"]
-            if key not in keys:
-                keys.append(key)
-            row[key] = ex["score"]
-            row[key + " status"] = ex["status"]
+        if "score" not in report or "max_score" not in report:
+            raise KeyError("score")
+        row = row_from_report(student, report)
+        keys.extend(k for k in exercise_keys(report) if k not in keys)
         return row
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return {"student": student, "score": 0, "max_score": "", "error": "no valid report.json"}
 
 

@@ -40,7 +40,7 @@ CLIENTS = ("munge", "sbatch", "sinfo", "scancel")
 
 
 RECORD = os.path.join(ROOT, "autograder", "slurm", "last_local_run.json")
-# What a change to needs a new run: the array script, the collector and this check.
+# The files whose change needs a new recorded run: the array script, the collector, this check.
 CHECKED_FILES = ("grade_array.sbatch", "gradebook.py", "local_slurm.py")
 LOG: List[str] = []
 
@@ -267,7 +267,8 @@ def run(cmd: List[str], env: Optional[Dict[str, str]] = None, stdout=None) -> fl
 
 
 def lesson_folder(lesson: str) -> str:
-    matches = [n for n in sorted(os.listdir(os.path.join(ROOT, "solutions"))) if n.split("-")[0] == lesson or n == lesson]
+    matches = [n for n in sorted(os.listdir(os.path.join(ROOT, "solutions")))
+               if n.split("-")[0] == lesson or n == lesson]
     if len(matches) != 1:
         raise SystemExit("no lesson '%s' in solutions/" % lesson)
     return matches[0]
@@ -316,8 +317,8 @@ def main(argv: List[str]) -> int:
         local = os.path.join(work, "grades-local")
         local_s = run(["./course", "grade-all", os.path.join(work, "class"), "--out", local] + grade_options,
                       env=env)
-        problems = compare_gradebooks(read_gradebook(slurm_book), read_gradebook(os.path.join(local, "gradebook.csv")))
         rows = read_gradebook(slurm_book)
+        problems = compare_gradebooks(rows, read_gradebook(os.path.join(local, "gradebook.csv")))
         log("graded %d submissions of lesson %s: Slurm array %.0f s, grade-all %.0f s (seed %d)"
             % (len(folders), args.lesson, slurm_s, local_s, args.seed))
         for student in sorted(rows):

@@ -106,11 +106,16 @@ def _lesson_numbers(text: Optional[str]) -> set:
     return numbers
 
 
+def exercise_keys(data: dict) -> List[str]:
+    """The gradebook columns ("lesson/exercise") of a report.json's exercises, in its order."""
+    return ["%s/%s" % (e.get("lesson"), e.get("exercise")) for e in data["exercises"]]
+
+
 def row_from_report(student: str, data: dict) -> Dict[str, object]:
+    """A gradebook row from a report.json (grade-all's own, or a Slurm array task's)."""
     row: Dict[str, object] = {"student": student, "error": "", "score": data.get("score", 0),
                               "max_score": data.get("max_score", "")}
-    for e in data["exercises"]:
-        key = "%s/%s" % (e.get("lesson"), e.get("exercise"))
+    for key, e in zip(exercise_keys(data), data["exercises"]):
         row[key] = e.get("score", 0)
         row[key + " status"] = e.get("status", "")
     return row
@@ -187,10 +192,7 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
             if earlier is not None:
                 with lock:
                     results[student] = row_from_report(student, earlier)
-                    for e in earlier["exercises"]:
-                        key = "%s/%s" % (e.get("lesson"), e.get("exercise"))
-                        if key not in keys:
-                            keys.append(key)
+                    keys.extend(k for k in exercise_keys(earlier) if k not in keys)
                     done[0] += 1
                     progress_line()
                 continue
