@@ -28,7 +28,7 @@ include("${COURSE_ROOT}/autograder/cmake/CourseGrader.cmake")  # COURSE_GRADER, 
 set(COURSE_SIM_INSTRUMENT_FLAGS
     -fsanitize-coverage=inline-8bit-counters,trace-loads,trace-stores
     "-fsanitize-coverage-ignorelist=${COURSE_ROOT}/cudasim/instrumentation_ignorelist.txt"
-    -fno-vectorize -fno-slp-vectorize -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove
+    -fno-vectorize -fno-slp-vectorize -fno-unroll-loops -fno-builtin-memset -fno-builtin-memcpy -fno-builtin-memmove
     -DCUDASIM_COUNT_MEMORY)
 
 # The include folder, searched right after cudasim/include, in which each CUDA Toolkit header
@@ -187,6 +187,19 @@ function(course_add_exercise)
         add_test(NAME "${test_name}" COMMAND ${test_target})
       endif()
       set_tests_properties("${test_name}" PROPERTIES LABELS "lesson-${lesson_number};${variant}" TIMEOUT 300)
+      # A reference solution with barriers runs fissioned on the simulator (loop fission, see
+      # cudasim_rewrite.cpp): its tests must pass both ways, with the same counters per launch.
+      file(READ "${source}" _solution_text)
+      if(variant STREQUAL "solution" AND COURSE_BACKEND_RESOLVED STREQUAL "sim" AND
+         _solution_text MATCHES "__syncthreads")
+        add_test(NAME "fission/${lesson}/${EX_NAME}"
+                 COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${test_target}>
+                         -DWORK=${CMAKE_BINARY_DIR}/fission-both-ways/${target}
+                         -DREWRITTEN_DIR=${CMAKE_CURRENT_BINARY_DIR}/cudasim_rewritten/${target}
+                         -P "${COURSE_ROOT}/cudasim/tests/check_fission_both_ways.cmake")
+        set_tests_properties("fission/${lesson}/${EX_NAME}" PROPERTIES LABELS "lesson-${lesson_number};cudasim"
+                             TIMEOUT 600)
+      endif()
       if(EX_TIMED)
         set_tests_properties("${test_name}" PROPERTIES RUN_SERIAL TRUE)
       endif()

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include <coroutine>
+#include "cudasim/stats.hpp"
 #include "fiber.hpp"
 #include "internal.hpp"
 
@@ -200,6 +202,9 @@ struct BlockRun {
   unsigned barriers_released = 0;
   bool faulted = false;
   bool borrowed = false;  // holds the worker's BlockVectors
+  // The first thread runs the whole block as loops over its threads (loop fission): nothing
+  // may wait for another thread, as nothing else will run until it returns.
+  bool fissioned = false;
   // A grid.sync() was released within the block: the first of its threads to resume waits for
   // the other blocks (wait_for_grid) before any of them goes on.
   bool grid_wait_pending = false;
@@ -893,6 +898,51 @@ inline void arrive_at_barrier(BlockRun* b, Fiber* fiber, std::coroutine_handle<>
 
 }  // namespace
 
+namespace {
+
+/// The rewrite fissions a kernel only where it sees every barrier and warp operation the kernel
+/// makes; one reached through a call it could not follow (a function pointer, a library) would
+/// wait forever for threads that run only after the caller returns. Fail the launch with a
+/// message that says what to do, rather than hang or compute something wrong.
+[[noreturn]] void refuse_wait_in_fissioned_block(const char* what, const char* file, unsigned line) {
+  static thread_local std::string message;  // a trap carries a C string
+  message = format_string(
+      "%s at %s:%u was reached in a kernel that the simulator runs as loops over the threads of "
+      "a block (loop fission), where no thread can wait for another; run it with "
+      "CUDASIM_FISSION=0 and report this to the course",
+      what, file, line);
+  throw KernelTrap{message.c_str()};
+}
+
+std::atomic<int> fission_override{1};  // 0: the program turned it off (set_loop_fission)
+
+}  // namespace
+
+bool fission_allowed() {
+  static const bool on = [] {
+    const char* env = std::getenv("CUDASIM_FISSION");
+    const bool off = env != nullptr && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0);
+    return !off && !checks_reorder_or_track_threads();
+  }();
+  return on && fission_override.load(std::memory_order_relaxed) != 0;
+}
+
+std::size_t begin_fissioned_block() noexcept {
+  BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
+  // The block's first thread, before any other started (the 1-D thread loop leaves the cursor
+  // at 0 until a thread calls the scheduler; the 2-D one counts the running thread) or waited.
+  if (b == nullptr || linear_thread() != 0 || b->cursor.next_thread > 1 || !b->slots.empty() || !fission_allowed())
+    return 0;
+  b->cursor.next_thread = b->cursor.num_threads;
+  b->fissioned = true;
+  b->launch->traffic.fissioned_blocks.fetch_add(1, std::memory_order_relaxed);
+  return b->cursor.num_threads;
+}
+
+void fissioned_barrier(std::size_t threads, const char*, unsigned) {
+  instrumentation_barrier_released(static_cast<unsigned>(threads));
+}
+
 int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned line) {
   Worker& w = worker();
   BlockRun* b = w.block;
@@ -900,6 +950,7 @@ int block_barrier(BarrierKind kind, int predicate, const char* file, unsigned li
     report("%s() called outside a kernel at %s:%u; ignored", barrier_name(kind), file, line);
     return 0;
   }
+  if (b->fissioned) refuse_wait_in_fissioned_block(barrier_name(kind), file, line);
   arrive_at_barrier(b, w.current, nullptr, kind, predicate, file, line);
   park(w);
   return released_barrier_result(kind);
@@ -988,6 +1039,7 @@ void grid_sync(const char* file, unsigned line) {
     report("grid_group::sync() called outside a kernel at %s:%u; ignored", file, line);
     return;
   }
+  if (b->fissioned) refuse_wait_in_fissioned_block("grid_group::sync()", file, line);
   if (b->launch->grid_barrier == nullptr) {
     static thread_local std::string message;
     message = format_string("grid_group::sync() at %s:%u in a kernel not launched with cudaLaunchCooperativeKernel: "
@@ -1010,6 +1062,7 @@ bool BarrierAwaiter<Kind>::await_suspend(std::coroutine_handle<> thread) const {
     report("%s() called outside a kernel at %s:%u; ignored", barrier_name(Kind), file, line);
     return false;
   }
+  if (b->fissioned) refuse_wait_in_fissioned_block(barrier_name(Kind), file, line);
   arrive_at_barrier(b, nullptr, thread, Kind, predicate, file, line);
   return true;
 }
@@ -1057,6 +1110,7 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
     report("%s called outside a kernel at %s:%u; ignored", warp_op_name(op), file, line);
     return value;
   }
+  if (b->fissioned) refuse_wait_in_fissioned_block(warp_op_name(op), file, line);
   ensure_slots(*b);
   const unsigned t = linear_thread();
   sync_cursor(*b, t);
@@ -1128,6 +1182,7 @@ unsigned coalesced_lanes(const char* file, unsigned line, const char* what) {
   Worker& w = worker();
   BlockRun* b = w.block;
   if (b == nullptr) return 1;
+  if (b->fissioned) refuse_wait_in_fissioned_block(what, file, line);
   ensure_slots(*b);
   const unsigned t = linear_thread();
   sync_cursor(*b, t);
@@ -1156,3 +1211,8 @@ bool device_assert_failed(const char* expression, const char* file, unsigned lin
   std::abort();
 }
 }  // namespace cudasim::detail
+
+namespace cudasim {
+void set_loop_fission(bool on) { detail::fission_override.store(on ? 1 : 0, std::memory_order_relaxed); }
+bool loop_fission() { return detail::fission_allowed(); }
+}  // namespace cudasim

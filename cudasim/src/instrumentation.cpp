@@ -512,6 +512,8 @@ bool shuffle_enabled() {
   return on;
 }
 
+bool checks_reorder_or_track_threads() { return !check_setting().empty() || shuffle_enabled(); }
+
 unsigned shuffle_seed() {
   static const unsigned seed = [] {
     const char* env = std::getenv("CUDASIM_SHUFFLE_SEED");

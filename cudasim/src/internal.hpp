@@ -128,7 +128,7 @@ void count_peer_access(int source, int destination, std::uint64_t bytes);
 struct TrafficCounters {
   std::atomic<std::uint64_t> global_load{0}, global_store{0}, shared_load{0}, shared_store{0},
       atomics{0}, host_access{0}, global_atomics{0}, global_atomic_bytes{0}, warp_ops{0},
-      barrier_arrivals{0}, mma_lane_calls{0}, global_requests{0}, global_sectors{0};
+      barrier_arrivals{0}, mma_lane_calls{0}, global_requests{0}, global_sectors{0}, fissioned_blocks{0};
   std::atomic<std::uint64_t> global_accesses_by_width[5] = {};
   // Largest over the blocks of the launch.
   std::atomic<std::uint64_t> span_global_ops{0}, span_shared_ops{0};
@@ -206,6 +206,9 @@ void instrumentation_count_warp_op();
 bool racecheck_enabled();
 bool instrumentation_present();
 bool shuffle_enabled();
+/// Whether CUDASIM_CHECK (or CUDASIM_SHUFFLE_SEED) asks for any check: then kernels take the
+/// coroutine path, whose thread order the shuffle changes and whose waits the checks watch.
+bool checks_reorder_or_track_threads();
 /// A __syncthreads that part of a block never reaches is reported (CUDASIM_CHECK=barrier).
 bool barrier_check_enabled();
 unsigned shuffle_seed();

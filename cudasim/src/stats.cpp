@@ -1,7 +1,8 @@
 // The statistics API (cudasim/stats.hpp) and the report printed at exit when CUDASIM_STATS is
 // set (what `./course run --stats` shows): per kernel, launches and the memory traffic the
 // instrumentation counted, plus copy traffic by direction. With CUDASIM_STATS_JSON=<path> the
-// same figures are written as JSON for `./course profile`.
+// same figures are written as JSON for `./course profile`; with CUDASIM_LAUNCH_LOG=<path>, each
+// launch's are appended to that file as it completes, one JSON object per line.
 #include "cudasim/stats.hpp"
 #include "cudasim/link_model.hpp"
 
@@ -52,6 +53,47 @@ LaunchWork work_of(const KernelStats& one, std::size_t dynamic_shared_bytes, boo
   return w;
 }
 
+/// One kernel's (or launch's) counters as a JSON object.
+std::string kernel_json(const KernelStats& k) {
+  return detail::format_string(
+      "{\"name\": \"%s\", \"launches\": %llu, \"blocks\": %llu, \"threads\": %llu, "
+      "\"global_load_bytes\": %llu, \"global_store_bytes\": %llu, \"shared_load_bytes\": %llu, "
+      "\"shared_store_bytes\": %llu, \"atomics\": %llu, \"host_access_bytes\": %llu, \"flops\": %llu, "
+      "\"global_atomic_bytes\": %llu, \"max_atomics_same_address\": %llu, \"warp_ops\": %llu, "
+      "\"barrier_arrivals\": %llu, \"mma_ops\": %llu, \"global_requests\": %llu, "
+      "\"global_sectors\": %llu, \"span_global_ops\": %llu, \"span_shared_ops\": %llu, "
+      "\"modelled_ns\": %.1f, \"modelled_launch_ns\": %.1f, \"modelled_memory_ns\": %.1f, "
+      "\"modelled_compute_ns\": %.1f, \"modelled_span_ns\": %.1f, \"modelled_atomic_ns\": %.1f, "
+      "\"modelled_bound\": \"%s\", \"modelled_gpu\": \"%s\", "
+      "\"global_accesses_by_width\": [%llu, %llu, %llu, %llu, %llu], \"fissioned_blocks\": %llu}",
+      detail::json_escape(k.kernel_name).c_str(),
+      static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.blocks),
+      static_cast<unsigned long long>(k.threads),
+      static_cast<unsigned long long>(k.global_load_bytes),
+      static_cast<unsigned long long>(k.global_store_bytes),
+      static_cast<unsigned long long>(k.shared_load_bytes),
+      static_cast<unsigned long long>(k.shared_store_bytes),
+      static_cast<unsigned long long>(k.atomics),
+      static_cast<unsigned long long>(k.host_access_bytes),
+      static_cast<unsigned long long>(k.flops),
+      static_cast<unsigned long long>(k.global_atomic_bytes),
+      static_cast<unsigned long long>(k.max_atomics_same_address),
+      static_cast<unsigned long long>(k.warp_ops),
+      static_cast<unsigned long long>(k.barrier_arrivals),
+      static_cast<unsigned long long>(k.mma_ops),
+      static_cast<unsigned long long>(k.global_requests),
+      static_cast<unsigned long long>(k.global_sectors),
+      static_cast<unsigned long long>(k.span_global_ops),
+      static_cast<unsigned long long>(k.span_shared_ops), k.modelled.total_ns, k.modelled.launch_ns,
+      k.modelled.memory_ns, k.modelled.compute_ns, k.modelled.span_ns, k.modelled.atomic_ns,
+      k.modelled.dominant(), modelled_gpu().name, static_cast<unsigned long long>(k.global_accesses_by_width[0]),
+      static_cast<unsigned long long>(k.global_accesses_by_width[1]),
+      static_cast<unsigned long long>(k.global_accesses_by_width[2]),
+      static_cast<unsigned long long>(k.global_accesses_by_width[3]),
+      static_cast<unsigned long long>(k.global_accesses_by_width[4]),
+      static_cast<unsigned long long>(k.fissioned_blocks));
+}
+
 void print_report() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -88,37 +130,7 @@ void print_report() {
       std::fprintf(json, "{\n  \"instrumented\": %s,\n  \"kernels\": [", stats_available() ? "true" : "false");
       bool first = true;
       for (const KernelStats& k : r.per_kernel) {
-        std::fprintf(json,
-                     "%s\n    {\"name\": \"%s\", \"launches\": %llu, \"blocks\": %llu, \"threads\": %llu, "
-                     "\"global_load_bytes\": %llu, \"global_store_bytes\": %llu, \"shared_load_bytes\": %llu, "
-                     "\"shared_store_bytes\": %llu, \"atomics\": %llu, \"host_access_bytes\": %llu, \"flops\": %llu, "
-                     "\"global_atomic_bytes\": %llu, \"max_atomics_same_address\": %llu, \"warp_ops\": %llu, "
-                     "\"barrier_arrivals\": %llu, \"mma_ops\": %llu, \"global_requests\": %llu, "
-                     "\"global_sectors\": %llu, \"span_global_ops\": %llu, \"span_shared_ops\": %llu, "
-                     "\"modelled_ns\": %.1f, \"modelled_launch_ns\": %.1f, \"modelled_memory_ns\": %.1f, "
-                     "\"modelled_compute_ns\": %.1f, \"modelled_span_ns\": %.1f, \"modelled_atomic_ns\": %.1f, "
-                     "\"modelled_bound\": \"%s\", \"modelled_gpu\": \"%s\"}",
-                     first ? "" : ",", detail::json_escape(k.kernel_name).c_str(),
-                     static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.blocks),
-                     static_cast<unsigned long long>(k.threads),
-                     static_cast<unsigned long long>(k.global_load_bytes),
-                     static_cast<unsigned long long>(k.global_store_bytes),
-                     static_cast<unsigned long long>(k.shared_load_bytes),
-                     static_cast<unsigned long long>(k.shared_store_bytes),
-                     static_cast<unsigned long long>(k.atomics),
-                     static_cast<unsigned long long>(k.host_access_bytes),
-                     static_cast<unsigned long long>(k.flops),
-                     static_cast<unsigned long long>(k.global_atomic_bytes),
-                     static_cast<unsigned long long>(k.max_atomics_same_address),
-                     static_cast<unsigned long long>(k.warp_ops),
-                     static_cast<unsigned long long>(k.barrier_arrivals),
-                     static_cast<unsigned long long>(k.mma_ops),
-                     static_cast<unsigned long long>(k.global_requests),
-                     static_cast<unsigned long long>(k.global_sectors),
-                     static_cast<unsigned long long>(k.span_global_ops),
-                     static_cast<unsigned long long>(k.span_shared_ops), k.modelled.total_ns, k.modelled.launch_ns,
-                     k.modelled.memory_ns, k.modelled.compute_ns, k.modelled.span_ns, k.modelled.atomic_ns,
-                     k.modelled.dominant(), modelled_gpu().name);
+        std::fprintf(json, "%s\n    %s", first ? "" : ",", kernel_json(k).c_str());
         first = false;
       }
       std::fprintf(json,
@@ -165,6 +177,7 @@ KernelStats& KernelStats::operator+=(const KernelStats& one) {
   total.warp_ops += one.warp_ops;
   total.barrier_arrivals += one.barrier_arrivals;
   total.mma_ops += one.mma_ops;
+  total.fissioned_blocks += one.fissioned_blocks;
   for (int i = 0; i < 5; ++i) total.global_accesses_by_width[i] += one.global_accesses_by_width[i];
   total.global_requests += one.global_requests;
   total.global_sectors += one.global_sectors;
@@ -250,6 +263,7 @@ void record_launch_stats(const LaunchState& launch) {
   one.global_sectors = t.global_sectors.load();
   one.span_global_ops = t.span_global_ops.load();
   one.span_shared_ops = t.span_shared_ops.load();
+  one.fissioned_blocks = t.fissioned_blocks.load();
 
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -258,6 +272,14 @@ void record_launch_stats(const LaunchState& launch) {
   one.modelled = model_launch(work_of(one, launch.config.dynamic_shared_bytes, launch.graph_node), modelled_gpu());
   charge_operation("kernel", one.kernel_name, one.modelled.total_ns);
   r.last = one;
+  if (const char* path = std::getenv("CUDASIM_LAUNCH_LOG")) {
+    // Every launch's counters, one JSON object per line, whatever reset_stats() cleared: the
+    // loop fission tests compare two runs of a program launch by launch.
+    if (std::FILE* log = std::fopen(path, "a")) {
+      std::fprintf(log, "%s\n", kernel_json(one).c_str());
+      std::fclose(log);
+    }
+  }
   for (KernelStats& k : r.per_kernel)
     if (k.kernel_name == one.kernel_name) {
       k += one;

@@ -80,6 +80,11 @@
 //     simulator runs between barriers without switching stacks (see the section below). A
 //     kernel whose body uses a macro that returns (`#define GUARD(c) if (!(c)) return;`) is
 //     left on fibers instead: the macro's `return` is not in the kernel's text.
+//   * Loop fission. Such a kernel whose barriers all threads of a block reach together also
+//     gets a second version of its body, run as one loop over the block's threads per stretch
+//     between barriers (see the section "Loop fission" below); the others get a comment at their
+//     opening brace that says why not. This is the one rewrite that adds lines: each copied
+//     stretch is preceded by `#line N`, and the version ends with a `#line` for its last line.
 //
 // Everything else is copied byte for byte. Nothing inside comments, string literals, character
 // literals or raw string literals is ever changed; preprocessor lines are treated as code, so a
@@ -107,7 +112,8 @@
 // Compiler diagnostics must point at the student's file and line, not at the generated file.
 // The output therefore starts with `#line 1 "<absolute input path>"` and then has exactly the
 // same lines as the input: replacements only insert or remove text within lines and never add
-// or remove a line break.
+// or remove a line break, except the fissioned versions, whose lines are all under #line
+// directives naming the lines they come from.
 //
 // Every output is written atomically (temporary file, then rename) and only when its content
 // changes, so a build system that runs this tool on every build does not recompile needlessly.
@@ -134,6 +140,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -828,26 +835,42 @@ std::size_t endOfDirective(const Source& source, std::size_t pos) {
     return text.size();
 }
 
+// A #define of a source: its name, where its body starts (after a function-like macro's
+// parameters) and ends.
+struct MacroDefinition {
+    std::size_t name, body, end;
+    bool functionLike;
+};
+std::vector<MacroDefinition> macroDefinitions(const Source& source) {
+    std::vector<MacroDefinition> macros;
+    for (const std::size_t word : directiveWords(source)) {
+        if (source.wordAt(word) != "define") continue;
+        const std::size_t name = source.skipBlanksForward(source.wordEnd(word));
+        const std::size_t end = endOfDirective(source, word);
+        if (!source.isWordStart(name) || name >= end) continue;
+        std::size_t body = source.wordEnd(name);
+        const bool functionLike = source.isCodeChar(body, '(');
+        if (functionLike) {
+            while (body < end && !source.isCodeChar(body, ')')) ++body;
+            if (body < end) ++body;
+        }
+        macros.push_back({name, body, end, functionLike});
+    }
+    return macros;
+}
+
 // The macros #defined in `sources` that return (see above).
 NameSet returningMacros(const std::vector<const Source*>& sources) {
     std::vector<std::pair<std::string, NameSet>> macros;  // name, the words of its body
     for (const Source* source : sources) {
-        for (const std::size_t word : directiveWords(*source)) {
-            if (source->wordAt(word) != "define") continue;
-            const std::size_t name = source->skipBlanksForward(source->wordEnd(word));
-            const std::size_t end = endOfDirective(*source, word);
-            if (!source->isWordStart(name) || name >= end) continue;
-            std::size_t body = source->wordEnd(name);
-            if (source->isCodeChar(body, '(')) {  // a function-like macro's parameters
-                while (body < end && !source->isCodeChar(body, ')')) ++body;
-            }
+        for (const MacroDefinition& macro : macroDefinitions(*source)) {
             NameSet words;
-            for (std::size_t i = body; i < end; ++i) {
+            for (std::size_t i = macro.body; i < macro.end; ++i) {
                 if (!source->isWordStart(i)) continue;
                 words.emplace(source->wordAt(i));
                 i = source->wordEnd(i) - 1;
             }
-            macros.emplace_back(std::string(source->wordAt(name)), std::move(words));
+            macros.emplace_back(std::string(source->wordAt(macro.name)), std::move(words));
         }
     }
     NameSet returning{"return"};
@@ -1206,7 +1229,983 @@ bool isArchVersionTest(const Source& source, std::size_t pos) {
 }
 
 // The edits that turn `source` into C++ for the simulator (everything but the #includes).
-std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros) {
+// ---------------------------------------------------------------------------------------------
+// Loop fission
+//
+// A kernel with barriers runs as one coroutine per thread (above): correct for any kernel, but
+// every thread suspends and resumes at every barrier. Where the barriers sit so that all threads
+// of a block reach each of them together, the same kernel can run as plain loops: the code
+// between two barriers becomes one loop over the block's threads, as compilers that turn CUDA
+// into CPU code do (MCUDA, COX, Polygeist). The rewrite then wraps the body:
+//
+//   __global__ void k(P p) { if (const std::size_t cudasim_fission = begin_fissioned_block();
+//                                cudasim_fission == 0) { ORIGINAL BODY (a coroutine) }
+//                            else { FISSIONED BODY } }
+//
+// The fissioned body runs once per block, called as the block's first thread; the simulator
+// gives it every thread of the block (cudasim/device_functions.hpp, FissionedBlock). It is:
+//   * the body's namespace-like declarations first: `__shared__` arrays, `extern __shared__`
+//     (as rewritten above) and `constexpr` locals of its top level;
+//   * per stretch of statements between barriers, `for (b.first(); b.more(); b.next()) { ... }`
+//     around that stretch's own text, which sets threadIdx for each thread in thread order,
+//     as the coroutine version runs them;
+//   * per barrier, `b.barrier()`, which counts the block's arrivals as the coroutine version's;
+//   * a loop whose body has barriers stays a loop around its stretches, run once by the block:
+//     only where every thread would make the same trips (see isUniformExpression);
+//   * a local declared at the top level of a stretch and named in a later one lives in a
+//     per-thread array: the stretch that declares it keeps its value there at the end
+//     (fission_keep), and every later stretch that names it starts with
+//     `auto& name = cudasim_slot_name[b.thread()];`.
+// Every stretch of the original text keeps its line: it is preceded by a `#line N` directive,
+// and the wrapper ends with one for the line of the body's closing brace, so that diagnostics,
+// __builtin_LINE() and the debug information point at the student's lines.
+//
+// What cannot be proved sound keeps the coroutine version only, as before: a barrier under
+// an `if`, in a `while`, in a loop whose bounds may differ between threads or inside
+// an expression; `return`, `goto`, labels, or a `break`/`continue` that would leave a stretch;
+// warp operations, cooperative groups, wmma or anything else where threads wait for each other,
+// also through a function or macro of the project that contains one; a parameter written to,
+// whose address is taken or that is passed to a function (each thread has its own copy of the
+// parameters, and a fissioned block has one for all); a local that lives across a barrier
+// declared with `auto`, a reference, `static`, or twice; preprocessor conditionals in the body.
+// ---------------------------------------------------------------------------------------------
+
+struct Token {
+    enum Kind : unsigned char { Word, Number, Literal, Punct };
+    Kind kind;
+    std::size_t begin, end;
+    std::string_view text;
+};
+
+bool isWordToken(const Token& token, std::string_view word) { return token.kind == Token::Word && token.text == word; }
+bool isPunct(const Token& token, std::string_view punct) { return token.kind == Token::Punct && token.text == punct; }
+
+// The tokens of [begin, end) of `source`, or nullopt when a directive other than #pragma lies
+// in the range (the fissioned text could not keep it), unless `skipDirectives`.
+std::optional<std::vector<Token>> tokenize(const Source& source, std::size_t begin, std::size_t end,
+                                           bool skipDirectives = false) {
+    static constexpr std::string_view kOperators[] = {
+        "<<=", ">>=", "->*", "...", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
+        "&&",  "||",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", ".*"};
+    std::vector<Token> tokens;
+    const std::string& text = source.text();
+    std::size_t i = begin;
+    while (i < end) {
+        if (source.isDirective(i)) {
+            if (source.isCodeChar(i, '#')) {
+                const std::size_t word = directiveWordAt(source, i);
+                if (!skipDirectives && (word == kNotFound || source.wordAt(word) != "pragma")) return std::nullopt;
+                i = endOfDirective(source, i);
+                continue;
+            }
+            ++i;
+            continue;
+        }
+        if (source.isComment(i) || source.isCodeBlankAt(i)) {
+            ++i;
+            continue;
+        }
+        if (!source.isCode(i)) {  // a string or character literal, with its prefix
+            std::size_t j = i;
+            while (j < end && !source.isCode(j) && !source.isComment(j)) ++j;
+            tokens.push_back({Token::Literal, i, j, std::string_view(text.data() + i, j - i)});
+            i = j;
+            continue;
+        }
+        const char c = text[i];
+        std::size_t j = i + 1;
+        Token::Kind kind = Token::Punct;
+        if (source.isWordStart(i)) {
+            j = source.wordEnd(i);
+            kind = Token::Word;
+            if (j < end && !source.isCode(j) && !source.isComment(j)) {  // u8"...", L'x', R"(...)"
+                while (j < end && !source.isCode(j) && !source.isComment(j)) ++j;
+                kind = Token::Literal;
+            }
+        } else if (isAsciiDigit(c) || (c == '.' && i + 1 < end && isAsciiDigit(text[i + 1]))) {
+            j = endOfNumber(text, i);
+            kind = Token::Number;
+        } else {
+            for (const std::string_view op : kOperators) {
+                if (source.codeStartsWith(i, op)) {
+                    j = i + op.size();
+                    break;
+                }
+            }
+        }
+        tokens.push_back({kind, i, j, std::string_view(text.data() + i, j - i)});
+        i = j;
+    }
+    return tokens;
+}
+
+// A statement of a kernel body, as token indices [first, last).
+struct Statement {
+    enum Kind : unsigned char { Simple, Block, For, Loop, If, Switch, Barrier } kind = Simple;
+    std::size_t first = 0, last = 0;
+    std::size_t headerOpen = 0, headerClose = 0;  // For: the '(' and ')' of the header
+    std::vector<Statement> children;             // Block: its statements; others: sub-statements
+};
+
+class StatementParser {
+ public:
+    explicit StatementParser(const std::vector<Token>& tokens) : tokens_(tokens), match_(tokens.size(), kNotFound) {
+        std::vector<std::size_t> open;
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            const std::string_view t = tokens[i].kind == Token::Punct ? tokens[i].text : std::string_view();
+            if (t == "(" || t == "[" || t == "{") open.push_back(i);
+            if (t == ")" || t == "]" || t == "}") {
+                if (open.empty()) return;
+                const char expected = t == ")" ? '(' : t == "]" ? '[' : '{';
+                if (tokens[open.back()].text[0] != expected) return;
+                match_[open.back()] = i;
+                match_[i] = open.back();
+                open.pop_back();
+            }
+        }
+        balanced_ = open.empty();
+    }
+
+    bool balanced() const { return balanced_; }
+    std::size_t match(std::size_t i) const { return match_[i]; }
+
+    // The statements of [first, last); false if they do not parse.
+    bool parseList(std::size_t first, std::size_t last, std::vector<Statement>& out) const {
+        std::size_t i = first;
+        while (i < last) {
+            Statement s;
+            i = parse(i, last, s);
+            if (i == kNotFound) return false;
+            out.push_back(std::move(s));
+        }
+        return true;
+    }
+
+ private:
+    // Parses the statement starting at `i` (before `last`); returns the index after it.
+    std::size_t parse(std::size_t i, std::size_t last, Statement& s) const {
+        s.first = i;
+        const Token& t = tokens_[i];
+        auto parenthesizedAfter = [&](std::size_t k) {  // index of ')' of the '(' at k, or npos
+            return k < last && isPunct(tokens_[k], "(") ? match_[k] : kNotFound;
+        };
+        auto sub = [&](std::size_t k) -> std::size_t {
+            if (k >= last) return kNotFound;
+            Statement child;
+            const std::size_t next = parse(k, last, child);
+            if (next != kNotFound) s.children.push_back(std::move(child));
+            return next;
+        };
+        std::size_t next = kNotFound;
+        if (isPunct(t, "{")) {
+            s.kind = Statement::Block;
+            const std::size_t close = match_[i];
+            if (close == kNotFound || close >= last || !parseList(i + 1, close, s.children)) return kNotFound;
+            next = close + 1;
+        } else if (isWordToken(t, "for") || isWordToken(t, "while") || isWordToken(t, "switch")) {
+            s.kind = isWordToken(t, "for") ? Statement::For : isWordToken(t, "while") ? Statement::Loop : Statement::Switch;
+            const std::size_t close = parenthesizedAfter(i + 1);
+            if (close == kNotFound) return kNotFound;
+            s.headerOpen = i + 1;
+            s.headerClose = close;
+            next = sub(close + 1);
+        } else if (isWordToken(t, "do")) {
+            s.kind = Statement::Loop;
+            const std::size_t afterBody = sub(i + 1);
+            if (afterBody == kNotFound || afterBody >= last || !isWordToken(tokens_[afterBody], "while")) return kNotFound;
+            const std::size_t close = parenthesizedAfter(afterBody + 1);
+            if (close == kNotFound || close + 1 >= last || !isPunct(tokens_[close + 1], ";")) return kNotFound;
+            next = close + 2;
+        } else if (isWordToken(t, "if")) {
+            s.kind = Statement::If;
+            std::size_t k = i + 1;
+            if (k < last && isWordToken(tokens_[k], "constexpr")) ++k;
+            const std::size_t close = parenthesizedAfter(k);
+            if (close == kNotFound) return kNotFound;
+            next = sub(close + 1);
+            if (next != kNotFound && next < last && isWordToken(tokens_[next], "else")) next = sub(next + 1);
+        } else {
+            // Anything else ends at the first ';' outside brackets.
+            std::size_t k = i;
+            while (k < last && !isPunct(tokens_[k], ";")) {
+                const std::string_view p = tokens_[k].kind == Token::Punct ? tokens_[k].text : std::string_view();
+                if (p == "(" || p == "[" || p == "{") k = match_[k];
+                if (k == kNotFound) return kNotFound;
+                ++k;
+            }
+            if (k >= last) return kNotFound;
+            next = k + 1;
+            const bool barrier = next - i == 4 && isWordToken(tokens_[i], "__syncthreads") && isPunct(tokens_[i + 1], "(") &&
+                                 isPunct(tokens_[i + 2], ")");
+            s.kind = barrier ? Statement::Barrier : Statement::Simple;
+        }
+        s.last = next;
+        return next;
+    }
+
+    const std::vector<Token>& tokens_;
+    std::vector<std::size_t> match_;
+    bool balanced_ = false;
+};
+
+// What the whole project tells about names a kernel uses (see projectFacts).
+struct ProjectFacts {
+    NameSet waiting;    // functions and macros in which threads may wait for each other
+    NameSet constants;  // namespace-scope const/constexpr variables and macros of a number
+    NameSet deviceVariables;  // __device__, __constant__, __managed__ variables
+    NameSet macros;     // every macro #defined in the project
+};
+
+// Words with which a thread waits for, or depends on, other threads of its block or warp
+// (other than a plain __syncthreads statement), or leaves its code early.
+bool isWaitingWord(std::string_view w) {
+    static const NameSet kWords = {
+        "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+        "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl", "__shfl_up",
+        "__shfl_down", "__shfl_xor", "__ballot_sync", "__ballot", "__all_sync", "__any_sync", "__uni_sync",
+        "__all", "__any", "__activemask", "__match_any_sync", "__match_all_sync", "__reduce_add_sync",
+        "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+        "cooperative_groups", "cg", "this_thread_block", "this_grid", "tiled_partition", "coalesced_threads",
+        "nvcuda", "wmma", "mma_sync", "load_matrix_sync", "store_matrix_sync", "fill_fragment", "cuda", "cub",
+        "thrust", "__nanosleep", "clock", "clock64", "co_await", "co_return", "co_yield", "asm", "setjmp",
+        "longjmp", "throw", "try"};
+    return kWords.count(w) != 0;
+}
+
+ProjectFacts projectFacts(const std::vector<const Source*>& sources) {
+    ProjectFacts facts;
+    // Function definitions and macros, with the words of their bodies.
+    std::vector<std::pair<std::string, NameSet>> bodies;
+    for (const Source* source : sources) {
+        const std::optional<std::vector<Token>> maybe = [&]() -> std::optional<std::vector<Token>> {
+            // Directives are skipped here (macros are read below), so tokenize line by line.
+            std::vector<Token> all;
+            std::size_t i = 0;
+            while (i < source->size()) {
+                if (source->isDirective(i)) {
+                    ++i;
+                    continue;
+                }
+                std::size_t j = i;
+                while (j < source->size() && !source->isDirective(j)) ++j;
+                if (auto part = tokenize(*source, i, j)) all.insert(all.end(), part->begin(), part->end());
+                i = j;
+            }
+            return all;
+        }();
+        const std::vector<Token>& tokens = *maybe;
+        StatementParser brackets(tokens);
+        int depth = 0;  // braces
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            const Token& t = tokens[i];
+            if (isPunct(t, "{")) {
+                // A function body: ')' (after qualifiers) before it, at any depth outside one.
+                std::size_t k = i;
+                while (k > 0 && tokens[k - 1].kind == Token::Word &&
+                       (tokens[k - 1].text == "const" || tokens[k - 1].text == "noexcept" ||
+                        tokens[k - 1].text == "override" || tokens[k - 1].text == "final" ||
+                        tokens[k - 1].text == "mutable" || tokens[k - 1].text == "volatile"))
+                    --k;
+                const std::size_t close = i + 1 < tokens.size() ? brackets.match(i) : kNotFound;
+                if (k > 0 && isPunct(tokens[k - 1], ")") && close != kNotFound) {
+                    const std::size_t open = brackets.match(k - 1);
+                    std::string name;
+                    // (Not a member initializer, `S(int v) : v_(v) {`.)
+                    const bool initializer = open != kNotFound && open > 1 &&
+                                             (isPunct(tokens[open - 2], ",") || isPunct(tokens[open - 2], ":"));
+                    if (open != kNotFound && open > 0 && !initializer) {
+                        if (tokens[open - 1].kind == Token::Word) name = std::string(tokens[open - 1].text);
+                        if (isPunct(tokens[open - 1], ")")) name = "operator()";
+                    }
+                    NameSet words;
+                    for (std::size_t w = i + 1; w < close; ++w)
+                        if (tokens[w].kind == Token::Word) words.emplace(tokens[w].text);
+                    if (!name.empty()) bodies.emplace_back(std::move(name), std::move(words));
+                    i = close;  // the body's nested braces are its own
+                    continue;
+                }
+                ++depth;
+            } else if (isPunct(t, "}")) {
+                --depth;
+            } else if (t.kind == Token::Word && (t.text == "const" || t.text == "constexpr")) {
+                // `const int kTile = 16;` at namespace or class scope: the name before '=' or '{'.
+                std::size_t k = i + 1;
+                while (k + 1 < tokens.size() && tokens[k].kind == Token::Word) ++k;
+                if (k < tokens.size() && k > i + 1 && (isPunct(tokens[k], "=") || isPunct(tokens[k], "{")))
+                    facts.constants.emplace(tokens[k - 1].text);
+            } else if (t.kind == Token::Word && (t.text == "__device__" || t.text == "__constant__" || t.text == "__managed__")) {
+                // A variable: '=', ';', '[' or '{' before any '('.
+                std::size_t k = i + 1;
+                while (k < tokens.size() && tokens[k].kind != Token::Punct) ++k;
+                if (k < tokens.size() && k > i + 1 && !isPunct(tokens[k], "(") && !isPunct(tokens[k], "<") &&
+                    tokens[k - 1].kind == Token::Word)
+                    facts.deviceVariables.emplace(tokens[k - 1].text);
+            }
+        }
+        (void)depth;
+        for (const MacroDefinition& macro : macroDefinitions(*source)) {
+            NameSet words;
+            bool numeric = !macro.functionLike;
+            for (std::size_t i = macro.body; i < macro.end; ++i) {
+                if (source->isWordStart(i)) {
+                    words.emplace(source->wordAt(i));
+                    numeric = false;
+                    i = source->wordEnd(i) - 1;
+                } else if (isAsciiDigit(source->text()[i])) {
+                    i = endOfNumber(source->text(), i) - 1;
+                } else if (!source->isCode(i) && !source->isComment(i)) {
+                    numeric = false;
+                } else if (source->isCode(i) && std::string_view("+-*/%()<> \t\r\\\n").find(source->text()[i]) == std::string_view::npos) {
+                    numeric = false;
+                }
+            }
+            const std::string name(source->wordAt(macro.name));
+            facts.macros.insert(name);
+            if (numeric) facts.constants.insert(name);
+            for (const char* leaves : {"return", "break", "continue", "goto"})
+                if (words.count(leaves) != 0) facts.waiting.insert(name);
+            bodies.emplace_back(name, std::move(words));
+        }
+    }
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [name, words] : bodies) {
+            if (facts.waiting.count(name) != 0) continue;
+            const bool waits = std::any_of(words.begin(), words.end(), [&facts](const std::string& w) {
+                return isWaitingWord(w) || facts.waiting.count(w) != 0;
+            });
+            if (waits) grew = facts.waiting.insert(name).second;
+        }
+    }
+    return facts;
+}
+
+// The fission of one kernel (see the section comment).
+class KernelFission {
+ public:
+    KernelFission(const Source& source, const std::vector<Edit>& edits, const ProjectFacts& facts)
+        : source_(source), edits_(edits), facts_(facts) {}
+
+    // The two insertions that give the kernel whose body is [bodyOpen, bodyClose] its fissioned
+    // version, or nullopt when it is not sound (or not a kernel with barriers).
+    std::optional<std::pair<Edit, Edit>> run(std::size_t globalPos, std::size_t bodyOpen, std::size_t bodyClose) {
+        std::optional<std::vector<Token>> body = tokenize(source_, bodyOpen + 1, bodyClose);
+        std::optional<std::vector<Token>> head =
+            tokenize(source_, declarationStart(source_, globalPos), bodyOpen, /*skipDirectives=*/true);
+        if (!body || !head) return refused("a preprocessor directive other than #pragma");
+        tokens_ = std::move(*body);
+        if (!readSignature(*head)) return refused("its parameter list could not be read");
+        StatementParser parser(tokens_);
+        if (!parser.balanced()) return refused("unbalanced brackets");
+        parser_ = &parser;
+        std::vector<Statement> statements;
+        if (!parser.parseList(0, tokens_.size(), statements)) return refused("a statement could not be read");
+        if (!bodyIsFissionable()) return std::nullopt;
+
+        List top;
+        if (!analyseList(statements, top, /*topLevel=*/true)) return std::nullopt;
+        if (!hasBarrier_) return refused("no __syncthreads() statement");
+
+        std::string fissioned = "} else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);";
+        for (const Statement* s : hoisted_) fissioned += chunk(s->first, s->last);
+        for (const SlotVariable& v : slots_) {
+            fissioned += "\nauto* const cudasim_slot_" + v.name + " = cudasim_block.slots<" + v.type + ">();";
+        }
+        std::vector<const SlotVariable*> visible;
+        emitList(top, visible, fissioned);
+        fissioned += "\n#line " + std::to_string(source_.lineOf(bodyClose)) + "\n}";
+        const std::string opening =
+            " if (const std::size_t cudasim_fission = ::cudasim::detail::begin_fissioned_block(); cudasim_fission == 0) {";
+        return std::make_pair(Edit{bodyOpen + 1, bodyOpen + 1, opening}, Edit{bodyClose, bodyClose, fissioned});
+    }
+
+    // Why the kernel is not fissioned (the first reason found).
+    const std::string& why() const { return why_; }
+
+ private:
+    std::nullopt_t refused(const std::string& reason) {
+        if (why_.empty()) why_ = reason;
+        return std::nullopt;
+    }
+    bool refuse(const std::string& reason) {
+        refused(reason);
+        return false;
+    }
+
+    struct SlotVariable {
+        std::string name;
+        std::string type;  // of one thread's value
+    };
+    struct Item;
+    using List = std::vector<Item>;
+    struct Item {
+        enum Kind : unsigned char { Stretch, Barrier, UniformLoop } kind;
+        std::vector<const Statement*> statements;  // Stretch: its statements (hoisted ones left out)
+        std::vector<std::size_t> declaredSlots;     // Stretch: indices into slots_ it keeps
+        std::vector<std::tuple<std::string, std::string, bool>> declares;  // Stretch: name, type, storable
+        const Statement* statement = nullptr;        // Barrier, UniformLoop
+        List body;                                   // UniformLoop
+    };
+    struct Parameter {
+        std::string name;
+        bool pointer;
+    };
+
+    // The kernel's parameters and template parameters, from the tokens before its body.
+    bool readSignature(const std::vector<Token>& head) {
+        if (head.empty() || !isPunct(head.back(), ")")) return false;
+        StatementParser brackets(head);
+        if (!brackets.balanced()) return false;
+        const std::size_t close = head.size() - 1, open = brackets.match(close);
+        std::size_t start = open + 1;
+        for (std::size_t i = open + 1; i <= close; ++i) {
+            const std::string_view p = head[i].kind == Token::Punct ? head[i].text : std::string_view();
+            if ((p == "(" || p == "[" || p == "{") && i != close) {
+                i = brackets.match(i);
+                continue;
+            }
+            if (p != "," && i != close) continue;
+            // One parameter in [start, i): its name is the last word before any default value.
+            std::size_t end = start;
+            bool pointer = false;
+            while (end < i && !isPunct(head[end], "=")) {
+                pointer = pointer || isPunct(head[end], "*") || isPunct(head[end], "[");
+                ++end;
+            }
+            std::size_t nameAt = end;
+            while (nameAt > start && isPunct(head[nameAt - 1], "]")) nameAt = brackets.match(nameAt - 1);
+            if (nameAt > start + 1 && head[nameAt - 1].kind == Token::Word)
+                parameters_.push_back({std::string(head[nameAt - 1].text), pointer});
+            start = i + 1;
+        }
+        // template <class T, int N>: the words before ',', '>' or '='.
+        if (isWordToken(head.front(), "template")) {
+            for (std::size_t i = 1; i + 1 < open; ++i) {
+                if (head[i].kind == Token::Word &&
+                    (isPunct(head[i + 1], ",") || isPunct(head[i + 1], ">") || isPunct(head[i + 1], "=")))
+                    constants_.emplace(head[i].text);
+                if (isPunct(head[i + 1], ">") && head[i].kind != Token::Punct) break;
+            }
+        }
+        return true;
+    }
+
+    const Parameter* parameterNamed(std::string_view name) const {
+        for (const Parameter& p : parameters_)
+            if (p.name == name) return &p;
+        return nullptr;
+    }
+
+    bool afterMemberAccess(std::size_t i) const {
+        return i > 0 && (isPunct(tokens_[i - 1], ".") || isPunct(tokens_[i - 1], "->") || isPunct(tokens_[i - 1], "::"));
+    }
+    // Whether token i ends an operand (so that a `*` or `&` after it is binary).
+    bool isOperand(std::size_t i) const {
+        const Token& t = tokens_[i];
+        if (t.kind == Token::Word)
+            return t.text != "else" && t.text != "return" && t.text != "do" && t.text != "case";
+        if (isPunct(t, ")")) {  // not the condition of `if (c) *p = v;`
+            const std::size_t open = parser_ != nullptr ? parser_->match(i) : kNotFound;
+            if (open != kNotFound && open > 0 && tokens_[open - 1].kind == Token::Word) {
+                const std::string_view w = tokens_[open - 1].text;
+                return w != "if" && w != "while" && w != "for" && w != "switch";
+            }
+            return true;
+        }
+        return t.kind != Token::Punct || t.text == "]";
+    }
+
+    // What rules the whole body out: words with which threads wait for each other (except the
+    // plain __syncthreads statements, checked where they stand), leaving statements, calls
+    // through parameters, and parameters that may be written.
+    bool bodyIsFissionable() {
+        for (std::size_t i = 0; i < tokens_.size(); ++i) {
+            const Token& t = tokens_[i];
+            if (t.kind != Token::Word) continue;
+            if (t.text == "__syncthreads") continue;  // analyseList accepts those that are statements
+            if (isWaitingWord(t.text)) return refuse("`" + std::string(t.text) + "`: threads may wait for each other");
+            if (facts_.waiting.count(t.text) != 0)
+                return refuse("`" + std::string(t.text) + "` may wait for other threads or leave the kernel");
+            if (t.text == "return" || t.text == "goto" || t.text == "struct" || t.text == "class" ||
+                t.text == "union" || t.text == "using" || t.text == "typedef" || t.text == "static_assert" ||
+                t.text.substr(0, 8) == "cudasim_")
+                return refuse("`" + std::string(t.text) + "`");
+            if (i + 1 < tokens_.size() && isPunct(tokens_[i + 1], ":") && !afterMemberAccess(i) && t.text != "default" &&
+                (i == 0 || isPunct(tokens_[i - 1], ";") || isPunct(tokens_[i - 1], "{") || isPunct(tokens_[i - 1], "}")))
+                return refuse("a label");
+            if (afterMemberAccess(i)) continue;
+            if (const Parameter* p = parameterNamed(t.text)) {
+                if (!isReadOnlyUse(i, p->pointer))
+                    return refuse("parameter `" + p->name + "` may be written (or passed to a function)");
+            }
+        }
+        return true;
+    }
+
+    // Whether the occurrence of a parameter or uniform variable at `i` only reads it.
+    bool isReadOnlyUse(std::size_t i, bool pointer) const {
+        if (i > 0) {
+            const Token& before = tokens_[i - 1];
+            const bool unary = i < 2 || !isOperand(i - 2);
+            if (isPunct(before, "++") || isPunct(before, "--")) return false;
+            if (isPunct(before, "&") && unary) return false;  // address taken
+            if (isPunct(before, "*") && unary && pointer) return true;  // `*p = v` writes what p points to
+        }
+        if (i + 1 >= tokens_.size()) return false;
+        if (bindsReference(i)) return false;
+        const Token& after = tokens_[i + 1];
+        if (after.kind != Token::Punct) return false;
+        const std::string_view a = after.text;
+        if (a == "[") return pointer;
+        static const NameSet kReading = {"+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&&", "||",
+                                         "&", "|", "^", "?", ":", ";", "]", "<<", ">>"};
+        if (kReading.count(a) != 0) return true;
+        if (a == ")" || a == ",") {
+            // Inside parentheses: fine unless they are a call's (a reference parameter could
+            // write it), except the course's pure helpers and casts.
+            int depth = 0;
+            for (std::size_t k = i; k-- > 0;) {
+                if (isPunct(tokens_[k], ")") || isPunct(tokens_[k], "]") || isPunct(tokens_[k], "}")) ++depth;
+                if (isPunct(tokens_[k], "(") || isPunct(tokens_[k], "[") || isPunct(tokens_[k], "{")) {
+                    if (depth-- > 0) continue;
+                    if (!isPunct(tokens_[k], "(")) return a == "]";
+                    if (k == 0) return true;
+                    const Token& callee = tokens_[k - 1];
+                    static const NameSet kPure = {"if", "while", "for", "switch", "return", "sizeof", "min", "max",
+                                                  "fminf", "fmaxf", "fmin", "fmax", "abs", "fabsf", "fabs", "int",
+                                                  "unsigned", "float", "double", "long", "short", "char", "bool",
+                                                  "size_t", "printf", "__ldg", "static_cast", "reinterpret_cast"};
+                    if (callee.kind == Token::Word) return kPure.count(callee.text) != 0;
+                    if (isPunct(callee, ">")) return true;  // static_cast<T>(x)
+                    return callee.kind == Token::Punct && !isPunct(callee, ")") && !isPunct(callee, "]");
+                }
+            }
+            return false;
+        }
+        return false;
+    }
+
+    // Whether the occurrence at `i` initializes a reference (`int& r = n;`), through which it
+    // could be written.
+    bool bindsReference(std::size_t i) const {
+        return i >= 3 && isPunct(tokens_[i - 1], "=") && tokens_[i - 2].kind == Token::Word &&
+               (isPunct(tokens_[i - 3], "&") || isPunct(tokens_[i - 3], "&&"));
+    }
+
+    // Declarations at a stretch's top level: the names they declare, with the type of one
+    // thread's value where it can be written, and whether the statement goes first in the
+    // fissioned body.
+    struct Declaration {
+        bool hoisted = false;      // __shared__, extern __shared__, constexpr at the body's top level
+        bool constant = false;     // constexpr: the same in every thread, and never in memory
+        bool storable = true;      // every declarator's type can be written (no auto, &, static)
+        std::vector<std::pair<std::string, std::string>> names;  // name, type
+    };
+    static bool isSpecifier(std::string_view w) {
+        return w == "const" || w == "volatile" || w == "constexpr" || w == "static" || w == "extern" ||
+               w == "__shared__" || w == "register" || w == "unsigned" || w == "signed" || w == "long" ||
+               w == "short" || w == "__restrict__" || w == "inline" || w == "typename" || w == "alignas" ||
+               w == "__align__";
+    }
+    std::optional<Declaration> declarationIn(const Statement& s) const {
+        std::size_t i = s.first;
+        const std::size_t end = s.last - 1;  // the ';'
+        Declaration d;
+        bool sawType = false, shared = false, isConstexpr = false, isStatic = false, isExtern = false;
+        std::string base;
+        // Specifiers and the type name: words, '::' and template argument lists.
+        while (i < end) {
+            const Token& t = tokens_[i];
+            if (t.kind == Token::Word && (t.text == "alignas" || t.text == "__align__") && i + 1 < end &&
+                isPunct(tokens_[i + 1], "(")) {
+                i = parser_->match(i + 1) + 1;
+                continue;
+            }
+            if (t.kind == Token::Word && isSpecifier(t.text)) {
+                shared = shared || t.text == "__shared__";
+                isConstexpr = isConstexpr || t.text == "constexpr";
+                isStatic = isStatic || t.text == "static";
+                isExtern = isExtern || t.text == "extern";
+                if (t.text != "static" && t.text != "extern" && t.text != "__shared__" && t.text != "register" &&
+                    t.text != "constexpr" && t.text != "inline")
+                    base += std::string(t.text) + " ";
+                ++i;
+                continue;
+            }
+            if (sawType) break;
+            if (t.kind != Token::Word) return std::nullopt;
+            const bool integerSpecifiers = base.find("unsigned") != std::string::npos || base.find("signed") != std::string::npos ||
+                                           base.find("long") != std::string::npos || base.find("short") != std::string::npos;
+            if (integerSpecifiers && i + 1 <= end &&
+                (isPunct(tokens_[i + 1], "=") || isPunct(tokens_[i + 1], ",") || isPunct(tokens_[i + 1], "[") ||
+                 isPunct(tokens_[i + 1], "{") || isPunct(tokens_[i + 1], ";"))) {
+                sawType = true;  // `unsigned x = 0;`: the word is the declarator
+                break;
+            }
+            static const NameSet kStatementWords = {"return", "break", "continue", "goto", "if", "else", "do",
+                                                    "while", "for", "switch", "case", "default", "delete",
+                                                    "new", "throw", "sizeof", "this", "true", "false", "nullptr"};
+            if (kStatementWords.count(t.text) != 0) return std::nullopt;
+            base += std::string(t.text);
+            sawType = true;
+            ++i;
+            while (i + 1 < end && isPunct(tokens_[i], "::") && tokens_[i + 1].kind == Token::Word) {
+                base += "::" + std::string(tokens_[i + 1].text);
+                i += 2;
+            }
+            if (i < end && isPunct(tokens_[i], "<")) {  // template arguments
+                int depth = 0;
+                const std::size_t from = i;
+                for (; i < end; ++i) {
+                    if (isPunct(tokens_[i], "<")) ++depth;
+                    if (isPunct(tokens_[i], ">")) --depth;
+                    if (isPunct(tokens_[i], ">>")) depth -= 2;
+                    if (isPunct(tokens_[i], "(") || isPunct(tokens_[i], "[")) i = parser_->match(i);
+                    if (depth <= 0) break;
+                }
+                if (depth != 0 || i >= end) return std::nullopt;
+                ++i;
+                base += textOf(from, i);
+            }
+            base += " ";
+        }
+        if (!sawType) return std::nullopt;
+        d.hoisted = shared || isExtern || isConstexpr;
+        d.constant = isConstexpr && !shared && !isExtern;
+        if (isStatic && !shared) d.storable = false;
+        // Declarators, separated by ',' outside brackets.
+        while (i < end) {
+            std::string pointerPart;
+            while (i < end && (isPunct(tokens_[i], "*") || isPunct(tokens_[i], "&") || isPunct(tokens_[i], "&&") ||
+                               isWordToken(tokens_[i], "const") || isWordToken(tokens_[i], "volatile") ||
+                               isWordToken(tokens_[i], "__restrict__"))) {
+                if (tokens_[i].kind == Token::Punct && tokens_[i].text != "*") d.storable = false;  // a reference
+                pointerPart += std::string(tokens_[i].text) + " ";
+                ++i;
+            }
+            if (i >= end || tokens_[i].kind != Token::Word) return std::nullopt;
+            const std::string name(tokens_[i].text);
+            ++i;
+            if (i < end && !isPunct(tokens_[i], "=") && !isPunct(tokens_[i], ",") && !isPunct(tokens_[i], "[") &&
+                !isPunct(tokens_[i], "{") && !isPunct(tokens_[i], "("))
+                return std::nullopt;  // not a declaration (e.g. `a b c;`)
+            std::string dims;
+            while (i < end && isPunct(tokens_[i], "[")) {
+                const std::size_t close = parser_->match(i);
+                dims += textOf(i, close + 1);
+                i = close + 1;
+            }
+            // The initializer, to the next ',' outside brackets.
+            while (i < end && !isPunct(tokens_[i], ",")) {
+                const std::string_view p = tokens_[i].kind == Token::Punct ? tokens_[i].text : std::string_view();
+                if (p == "(" || p == "[" || p == "{") i = parser_->match(i);
+                ++i;
+            }
+            if (i < end) ++i;  // the ','
+            if (base.find("auto") != std::string::npos || base.find("decltype") != std::string::npos) d.storable = false;
+            d.names.emplace_back(name, "std::remove_cv_t<" + base + pointerPart + ">" + dims);
+        }
+        return d;
+    }
+
+    // Whether a statement that declarationIn could not read may still declare a name: it starts
+    // with two words, or a word and `*`, `&`, `::` or `<` (a type and a declarator).
+    bool looksLikeDeclaration(const Statement& s) const {
+        if (s.last - s.first < 3 || tokens_[s.first].kind != Token::Word) return false;
+        static const NameSet kTypeWords = {"float", "double", "int", "char", "bool", "void", "auto", "size_t",
+                                           "half", "__half", "float2", "float4", "int2", "int4", "dim3", "uint3"};
+        if (isSpecifier(tokens_[s.first].text) || kTypeWords.count(tokens_[s.first].text) != 0) return true;
+        const Token& second = tokens_[s.first + 1];
+        return second.kind == Token::Word || isPunct(second, "*") || isPunct(second, "&") || isPunct(second, "&&") ||
+               isPunct(second, "::") || isPunct(second, "<");
+    }
+
+    std::string textOf(std::size_t first, std::size_t last) const {
+        std::string text;
+        for (std::size_t i = first; i < last; ++i) {
+            if (i > first) text += ' ';
+            text += tokens_[i].text;
+        }
+        return text;
+    }
+
+    // Whether the words of `expression` [first, last) are the same for every thread of a block.
+    bool isUniformExpression(std::size_t first, std::size_t last) const {
+        static const NameSet kAllowedWords = {"static_cast", "int", "unsigned", "long", "short", "char", "float",
+                                              "double", "bool", "signed", "size_t", "sizeof", "true", "false",
+                                              "min", "max", "warpSize"};
+        static const NameSet kOperators = {"+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&&", "||",
+                                           "!", "~", "?", ":", "(", ")", "<<", ">>", "&", "|", "^"};
+        for (std::size_t i = first; i < last; ++i) {
+            const Token& t = tokens_[i];
+            if (t.kind == Token::Number) continue;
+            if (t.kind == Token::Literal) return false;
+            if (t.kind == Token::Punct) {
+                if (kOperators.count(t.text) == 0) return false;
+                const bool unary = i == first || !isOperand(i - 1);
+                if (unary && (t.text == "*" || t.text == "&")) return false;  // a load or an address
+                continue;
+            }
+            if (t.text == "blockIdx" || t.text == "blockDim" || t.text == "gridDim") {
+                if (i + 2 >= last || !isPunct(tokens_[i + 1], ".")) return false;
+                const std::string_view c = tokens_[i + 2].text;
+                if (c != "x" && c != "y" && c != "z") return false;
+                i += 2;
+                continue;
+            }
+            if (kAllowedWords.count(t.text) != 0) continue;
+            const std::string name(t.text);
+            if (uniform_.count(name) != 0) continue;
+            if (parameterNamed(name) != nullptr) continue;  // every use reads it (bodyIsFissionable)
+            if (declared_.count(name) != 0) return false;   // a thread's own local
+            if (constants_.count(name) != 0) continue;      // template parameters
+            if (facts_.constants.count(name) != 0 && facts_.deviceVariables.count(name) == 0) continue;
+            return false;
+        }
+        return true;
+    }
+
+    // Whether `for (header)` at statement `s` runs the same trips in every thread; records its
+    // variable as uniform.
+    bool isUniformFor(const Statement& s) {
+        // for (init; condition; increment) with init `T v = e` or empty.
+        std::size_t semi1 = kNotFound, semi2 = kNotFound;
+        for (std::size_t i = s.headerOpen + 1; i < s.headerClose; ++i) {
+            if (isPunct(tokens_[i], "(") || isPunct(tokens_[i], "[") || isPunct(tokens_[i], "{")) {
+                i = parser_->match(i);
+                continue;
+            }
+            if (isPunct(tokens_[i], ";")) (semi1 == kNotFound ? semi1 : semi2) = i;
+        }
+        if (semi1 == kNotFound || semi2 == kNotFound) return false;
+        std::string variable;
+        if (semi1 > s.headerOpen + 1) {
+            std::size_t i = s.headerOpen + 1;
+            while (i < semi1 && tokens_[i].kind == Token::Word && i + 1 < semi1 && tokens_[i + 1].kind == Token::Word) ++i;
+            if (i + 1 >= semi1 || tokens_[i].kind != Token::Word || !isPunct(tokens_[i + 1], "=")) return false;
+            if (i == s.headerOpen + 1) return false;  // an assignment, not a declaration
+            variable = std::string(tokens_[i].text);
+            if (!isUniformExpression(i + 2, semi1)) return false;
+        }
+        if (variable.empty()) return false;
+        uniform_.insert(variable);
+        if (!isUniformExpression(semi1 + 1, semi2)) return false;
+        // The increment: ++v, v++, --v, v--, or v op= uniform.
+        const std::size_t a = semi2 + 1, b = s.headerClose;
+        auto isVariable = [&](std::size_t i) { return isWordToken(tokens_[i], variable); };
+        const bool increments =
+            (b - a == 2 && ((isVariable(a) && (isPunct(tokens_[a + 1], "++") || isPunct(tokens_[a + 1], "--"))) ||
+                            (isVariable(a + 1) && (isPunct(tokens_[a], "++") || isPunct(tokens_[a], "--"))))) ||
+            (b - a >= 3 && isVariable(a) && tokens_[a + 1].kind == Token::Punct &&
+             (tokens_[a + 1].text == "+=" || tokens_[a + 1].text == "-=" || tokens_[a + 1].text == "*=" ||
+              tokens_[a + 1].text == "/=" || tokens_[a + 1].text == "<<=" || tokens_[a + 1].text == ">>=" ||
+              tokens_[a + 1].text == "=") &&
+             isUniformExpression(a + 2, b));
+        if (!increments) return false;
+        // The body only reads it.
+        for (std::size_t i = s.headerClose + 1; i < s.last; ++i)
+            if (isVariable(i) && !afterMemberAccess(i) && !isReadOnlyUse(i, false)) return false;
+        return true;
+    }
+
+    static bool containsBarrier(const std::vector<Token>& tokens, const Statement& s) {
+        for (std::size_t i = s.first; i < s.last; ++i)
+            if (isWordToken(tokens[i], "__syncthreads")) return true;
+        return false;
+    }
+
+    // Whether a `break` or `continue` in `s` would leave the stretch (not caught by a loop or
+    // switch inside it).
+    bool leavesStretch(const Statement& s, bool inLoop, bool inSwitch) const {
+        if (s.kind == Statement::Simple) {
+            for (std::size_t i = s.first; i < s.last; ++i) {
+                if (isWordToken(tokens_[i], "break") && !inLoop && !inSwitch) return true;
+                if (isWordToken(tokens_[i], "continue") && !inLoop) return true;
+            }
+            return false;
+        }
+        const bool loop = inLoop || s.kind == Statement::For || s.kind == Statement::Loop;
+        const bool sw = inSwitch || s.kind == Statement::Switch;
+        for (const Statement& c : s.children)
+            if (leavesStretch(c, loop, sw)) return true;
+        return false;
+    }
+
+    bool analyseList(const std::vector<Statement>& statements, List& out, bool topLevel) {
+        auto stretch = [&]() -> Item& {
+            if (out.empty() || out.back().kind != Item::Stretch) out.push_back(Item{Item::Stretch, {}, {}, {}, nullptr, {}});
+            return out.back();
+        };
+        for (const Statement& s : statements) {
+            if (s.kind == Statement::Barrier) {
+                hasBarrier_ = true;
+                out.push_back(Item{Item::Barrier, {}, {}, {}, &s, {}});
+                continue;
+            }
+            if (containsBarrier(tokens_, s)) {
+                if (s.kind != Statement::For || s.children.size() != 1 || s.children[0].kind != Statement::Block)
+                    return refuse("a __syncthreads() under control flow other than a `for` loop's braces, or "
+                                  "inside an expression");
+                if (!isUniformFor(s))
+                    return refuse("a __syncthreads() in a loop whose trips may differ between threads (line " +
+                                  std::to_string(source_.lineOf(tokens_[s.first].begin)) + ")");
+                Item loop{Item::UniformLoop, {}, {}, {}, &s, {}};
+                if (!analyseList(s.children[0].children, loop.body, false)) return false;
+                out.push_back(std::move(loop));
+                continue;
+            }
+            if (leavesStretch(s, false, false)) return refuse("a `break` or `continue` outside a loop of its own");
+            const Token& head = tokens_[s.first];
+            if (head.kind == Token::Word && facts_.macros.count(head.text) != 0 && facts_.constants.count(head.text) == 0)
+                return refuse("a statement made by the macro `" + std::string(head.text) + "` (it may declare names)");
+            if (s.kind == Statement::Simple) {
+                std::optional<Declaration> d = declarationIn(s);
+                if (!d && looksLikeDeclaration(s)) return refuse("a declaration the rewrite cannot read (line " +
+                                                                 std::to_string(source_.lineOf(head.begin)) + ")");
+                if (d) {
+                    for (const auto& [name, type] : d->names) {
+                        if (!declared_.insert(name).second || parameterNamed(name) != nullptr || uniform_.count(name) != 0)
+                            return refuse("`" + name + "` is declared twice");
+                    }
+                    if (d->hoisted) {
+                        if (!topLevel) return refuse("a __shared__, extern or constexpr declaration inside a loop");
+                        hoisted_.push_back(&s);
+                        // Not shared memory: a loop bound read from it would be one load per
+                        // block here and one per thread in the coroutine version.
+                        if (d->constant)
+                            for (const auto& entry : d->names) uniform_.insert(entry.first);
+                        continue;
+                    }
+                    Item& item = stretch();
+                    item.statements.push_back(&s);
+                    for (const auto& [name, type] : d->names) item.declares.emplace_back(name, type, d->storable);
+                    continue;
+                }
+            }
+            stretch().statements.push_back(&s);
+        }
+        return resolveSlots(out);
+    }
+
+    // Locals declared in a stretch of `list` and named after it get a per-thread slot.
+    bool resolveSlots(List& list) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            for (const auto& [name, type, storable] : list[i].declares) {
+                bool later = false;
+                for (std::size_t j = i + 1; j < list.size() && !later; ++j) later = namesIn(list[j], name);
+                if (!later) continue;
+                if (!storable) return refuse("`" + name + "` lives across a barrier and is auto, a reference or static");
+                if (addressEscapes(name, type))
+                    return refuse("the address of `" + name + "`, which lives across a barrier, is taken");
+                list[i].declaredSlots.push_back(slots_.size());
+                slots_.push_back({name, type});
+            }
+        }
+        return true;
+    }
+
+    // Whether the address of the local `name` (of one thread's `type`) may outlive a stretch:
+    // `&name`, a reference bound to it, or an array that decays to a pointer. Each stretch works
+    // on a copy of a thread's slot (in registers), which such a pointer would not follow.
+    bool addressEscapes(const std::string& name, const std::string& type) const {
+        const bool array = type.back() == ']';
+        for (std::size_t i = 0; i < tokens_.size(); ++i) {
+            if (!isWordToken(tokens_[i], name) || afterMemberAccess(i)) continue;
+            if (i > 0 && isPunct(tokens_[i - 1], "&") && (i < 2 || !isOperand(i - 2))) return true;
+            if (bindsReference(i)) return true;
+            if (array && (i + 1 >= tokens_.size() || !isPunct(tokens_[i + 1], "["))) return true;
+        }
+        return false;
+    }
+
+    bool namesIn(const Item& item, const std::string& name) const {
+        auto inRange = [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i)
+                if (isWordToken(tokens_[i], name) && !afterMemberAccess(i)) return true;
+            return false;
+        };
+        if (item.kind == Item::Stretch) {
+            for (const Statement* s : item.statements)
+                if (inRange(s->first, s->last)) return true;
+            return false;
+        }
+        return item.statement != nullptr && inRange(item.statement->first, item.statement->last);
+    }
+
+    // The text of tokens [first, last) as the output has it (with the other edits applied),
+    // starting on its own line under a #line directive for the line it came from.
+    std::string chunk(std::size_t first, std::size_t last) const {
+        std::size_t begin = tokens_[first].begin;
+        const std::size_t end = tokens_[last - 1].end;
+        // With the #pragma lines right before it (`#pragma unroll` before a loop).
+        for (std::size_t before = source_.skipBlanksAndCommentsBackward(begin); before > 0 && source_.isDirective(before - 1);
+             before = source_.skipBlanksAndCommentsBackward(begin)) {
+            std::size_t lineStart = source_.text().rfind('\n', before - 1);
+            lineStart = lineStart == kNotFound ? 0 : lineStart + 1;
+            const std::size_t hash = source_.skipBlanksForward(lineStart);
+            const std::size_t word = directiveWordAt(source_, hash);
+            if (word == kNotFound || source_.wordAt(word) != "pragma") break;
+            begin = lineStart;
+        }
+        std::vector<Edit> inside;
+        for (const Edit& e : edits_)
+            if (e.begin >= begin && e.end <= end) inside.push_back({e.begin - begin, e.end - begin, e.replacement});
+        std::string text = source_.text().substr(begin, end - begin);
+        return "\n#line " + std::to_string(source_.lineOf(begin)) + "\n" + applyEdits(text, std::move(inside)) + "\n";
+    }
+
+    void emitList(const List& list, std::vector<const SlotVariable*>& visible, std::string& out) const {
+        const std::size_t scope = visible.size();
+        for (const Item& item : list) {
+            if (item.kind == Item::Barrier) {
+                out += "\n#line " + std::to_string(source_.lineOf(tokens_[item.statement->first].begin)) +
+                       "\ncudasim_block.barrier();";
+            } else if (item.kind == Item::UniformLoop) {
+                const Statement& s = *item.statement;
+                out += chunk(s.first, s.headerClose + 1) + "{";
+                emitList(item.body, visible, out);
+                out += "}";
+            } else if (!item.statements.empty()) {
+                out += "\nCUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {";
+                // The thread's values of the locals it names from earlier stretches, as locals of
+                // this one (a reference to the slot would be a store to memory per update, which
+                // the compiler cannot keep in a register when shared memory of the same type is
+                // written in between), kept again at its end with those it declares.
+                std::vector<const SlotVariable*> kept;
+                for (const SlotVariable* v : visible) {
+                    if (!namesIn(item, v->name)) continue;
+                    out += " ::cudasim::detail::FissionLocal<" + v->type + "> " + v->name + "; ::cudasim::detail::fission_keep(" + v->name +
+                           ", cudasim_slot_" + v->name + "[cudasim_block.thread()]);";
+                    kept.push_back(v);
+                }
+                for (const Statement* s : item.statements) out += chunk(s->first, s->last);
+                for (const std::size_t slot : item.declaredSlots) kept.push_back(&slots_[slot]);
+                for (const SlotVariable* v : kept)
+                    out += " ::cudasim::detail::fission_keep(cudasim_slot_" + v->name + "[cudasim_block.thread()], " +
+                           v->name + ");";
+                out += "}";
+                for (const std::size_t slot : item.declaredSlots) visible.push_back(&slots_[slot]);
+            }
+        }
+        visible.resize(scope);
+    }
+
+    const Source& source_;
+    const std::vector<Edit>& edits_;
+    const ProjectFacts& facts_;
+    std::vector<Token> tokens_;
+    const StatementParser* parser_ = nullptr;
+    std::vector<Parameter> parameters_;
+    NameSet constants_;  // template parameters
+    NameSet uniform_;    // loop variables of uniform loops and hoisted locals
+    NameSet declared_;   // locals declared at a stretch's top level
+    std::vector<const Statement*> hoisted_;
+    std::vector<SlotVariable> slots_;
+    bool hasBarrier_ = false;
+    std::string why_;
+};
+
+std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros, const ProjectFacts& facts) {
     std::vector<Edit> edits;
     struct Scope {
         bool code;    // a function body or a block inside one (not a namespace or class body)
@@ -1214,6 +2213,7 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
         bool deviceCallable;  // inside the body of a function device code can call (__host__ __device__ too)
     };
     std::vector<Scope> scopes;  // one entry per open brace
+    std::vector<std::pair<std::size_t, std::size_t>> fissionCandidates;  // __global__, body '{' of coroutine kernels
     auto insideFunction = [&scopes] {
         for (const Scope& scope : scopes)
             if (scope.code) return true;
@@ -1241,7 +2241,9 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
             const std::string_view word = source.wordAt(pos);
             const std::size_t end = pos + word.size();
             if (word == "__global__" && !insideFunction() && !source.isDirective(pos)) {
+                const std::size_t editsBefore = edits.size();
                 const std::size_t bodyOpen = convertKernelWithBarriers(source, pos, returningMacros, edits);
+                if (bodyOpen != kNotFound && edits.size() > editsBefore) fissionCandidates.push_back({pos, bodyOpen});
                 if (bodyOpen != kNotFound) {
                     if (auto registration = registerKernel(source, pos, bodyOpen)) edits.push_back(std::move(*registration));
                     pos = bodyOpen;  // the body's '{' is handled by the loop
@@ -1284,6 +2286,21 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
             pos = end;
         } else {
             ++pos;
+        }
+    }
+    // Loop fission last: its copies of the body's stretches carry the edits made inside them.
+    for (const auto& [globalPos, bodyOpen] : fissionCandidates) {
+        const std::size_t bodyEnd = endOfBraced(source, bodyOpen);
+        if (bodyEnd == kNotFound) continue;
+        KernelFission fission(source, edits, facts);
+        if (auto wrap = fission.run(globalPos, bodyOpen, bodyEnd - 1)) {
+            edits.insert(edits.begin(), std::move(wrap->first));  // before any edit at the same place
+            edits.push_back(std::move(wrap->second));
+        } else {
+            // Said in the output, for whoever wonders why a kernel with barriers runs slower.
+            std::string why = fission.why();
+            std::replace(why.begin(), why.end(), '*', '.');  // cannot end the comment
+            edits.insert(edits.begin(), Edit{bodyOpen + 1, bodyOpen + 1, " /* cudasim: not fissioned: " + why + " */"});
         }
     }
     return edits;
@@ -1626,9 +2643,10 @@ int main(int argc, char** argv) {
     std::vector<const Source*> sources;
     for (const ProjectFile& file : files) sources.push_back(&*file.source);
     const NameSet macrosThatReturn = returningMacros(sources);
+    const ProjectFacts facts = projectFacts(sources);
     for (ProjectFile& file : files) {
         try {
-            file.edits = cudaEdits(*file.source, macrosThatReturn);
+            file.edits = cudaEdits(*file.source, macrosThatReturn, facts);
         } catch (const RewriteError& error) {
             std::cerr << file.messageName << ':' << error.line << ": error: " << error.what() << '\n';
             return 1;

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <type_traits>
 
 #include <coroutine>
@@ -118,6 +119,105 @@ inline BarrierAwaiter<BarrierKind::And> await_syncthreads_and(int predicate,
 inline BarrierAwaiter<BarrierKind::Or> await_syncthreads_or(int predicate, const char* file = __builtin_FILE(),
                                                            unsigned line = __builtin_LINE()) {
   return {predicate, file, line};
+}
+
+// ---- loop fission ----------------------------------------------------------------------------
+// A kernel with barriers whose barriers all sit where every thread of the block reaches them
+// together (at the top level of its body, or of a loop whose trip count is the same for the whole
+// block) gets, from the rewrite, a second version of its body: each stretch of code between two
+// barriers becomes one loop over the block's threads, and the locals that live across a barrier
+// become per-thread arrays (see cudasim_rewrite.cpp, "Loop fission"). That version runs when
+// FissionedBlock says so: the block then runs in one call of the kernel, by its first thread,
+// with no coroutine suspended or resumed. Thread order, threadIdx, the counters and the reports
+// are those of the coroutine version, which runs instead under the checks that reorder threads
+// or track them (CUDASIM_CHECK) and with CUDASIM_FISSION=0.
+
+/// If the block may run as loops over its threads and the caller is its first thread: claims
+/// every thread of the block for the caller and returns how many there are; else 0.
+std::size_t begin_fissioned_block() noexcept;
+/// A barrier passed by all `threads` threads of a fissioned block (counted as their arrivals).
+void fissioned_barrier(std::size_t threads, const char* file, unsigned line);
+
+/// The fissioned version's view of its block: the thread loop and the per-thread arrays.
+class FissionedBlock {
+ public:
+  /// For the `threads` that begin_fissioned_block() gave the caller.
+  explicit FissionedBlock(std::size_t threads) noexcept : threads_(threads), extent_(blockDim) {}
+
+  /// The loop over the block's threads, in thread order (x fastest), as the coroutine version
+  /// runs them between two barriers: `for (b.first(); b.more(); b.next())`.
+  void first() noexcept {
+    thread_ = 0;
+    index_ = uint3{0, 0, 0};
+    publish();
+  }
+  bool more() const noexcept { return thread_ < threads_; }
+  void next() noexcept {
+    ++thread_;
+    if (++index_.x == extent_.x) {
+      index_.x = 0;
+      if (++index_.y == extent_.y) {
+        index_.y = 0;
+        ++index_.z;
+      }
+    }
+    publish();
+  }
+  /// Linear index of the running thread.
+  std::size_t thread() const noexcept { return thread_; }
+
+  /// One `T` per thread of the block, in the threads' frame memory (reclaimed when the block
+  /// ends, and seen by the memory counters as locals, as the coroutine version's frames are).
+  template <class T>
+  T* slots() const {
+    void* raw = allocate_thread_frame(sizeof(T) * threads_ + alignof(T));
+    const auto address = reinterpret_cast<std::uintptr_t>(raw);
+    return reinterpret_cast<T*>((address + alignof(T) - 1) / alignof(T) * alignof(T));
+  }
+
+  void barrier(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    fissioned_barrier(threads_, file, line);
+  }
+
+ private:
+  /// threadIdx in memory for every thread, as the hooks and the fault handler read it.
+  void publish() noexcept {
+    threadIdx = index_;
+    asm volatile("" : : "m"(threadIdx));
+  }
+
+  std::size_t threads_;
+  dim3 extent_;
+  std::size_t thread_ = 0;
+  uint3 index_{0, 0, 0};
+};
+
+/// Before each loop over a block's threads in a fissioned kernel. The coalescing counters group
+/// the lanes' accesses into a warp's requests by the code address of each access, which must
+/// then be one per access of the source: the compiler must not unroll, peel or vectorize the
+/// loop over the threads when the accesses are counted.
+#if defined(CUDASIM_COUNT_MEMORY)
+#define CUDASIM_THREAD_LOOP _Pragma("clang loop unroll(disable) vectorize(disable) interleave(disable)")
+#else
+#define CUDASIM_THREAD_LOOP
+#endif
+
+/// The type of a thread's copy of a local that lives across a barrier (an alias, so that an
+/// array type can be named before the variable: `FissionLocal<float[4]> acc;`).
+template <class T>
+using FissionLocal = T;
+
+/// Copies a thread's local that lives across a barrier into its per-thread slot at the end of
+/// a stretch of code between barriers, and back into a local at the start of the next one.
+template <class T>
+inline void fission_keep(T& slot, const T& value) {
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    __builtin_memcpy(static_cast<void*>(&slot), static_cast<const void*>(&value), sizeof(T));
+  } else if constexpr (std::is_array_v<T>) {
+    for (std::size_t i = 0; i < std::extent_v<T>; ++i) fission_keep(slot[i], value[i]);
+  } else {
+    ::new (static_cast<void*>(&slot)) T(value);
+  }
 }
 
 /// The promise of a kernel thread compiled as a coroutine: it starts at once (a thread runs

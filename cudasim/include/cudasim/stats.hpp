@@ -80,6 +80,11 @@ struct KernelStats {
   /// (the largest over launches when summed; the two maxima may come from different threads).
   std::uint64_t span_global_ops = 0;
   std::uint64_t span_shared_ops = 0;
+  /// How did the simulator run it (a fact about the simulator, not the GPU)? Blocks run as
+  /// loops over their threads, one per stretch between barriers (loop fission, see
+  /// set_loop_fission), rather than one coroutine per thread; every other counter is the same
+  /// either way.
+  std::uint64_t fissioned_blocks = 0;
   /// How long would it take on a GPU? The model of cudasim/gpu_model.hpp on modelled_gpu(),
   /// summed over launches.
   ModelledTime modelled;
@@ -122,6 +127,13 @@ ApiStats api_stats();
 /// True when the calling program's kernels were compiled with the counting instrumentation;
 /// without it the byte counters stay 0 (launch, block and thread counts still work).
 bool stats_available();
+
+/// Whether blocks of kernels that the rewrite gave a fissioned version run that version (see
+/// cudasim/device_functions.hpp). On by default; off with CUDASIM_FISSION=0 and whenever
+/// CUDASIM_CHECK asks for a check, which set_loop_fission(true) does not override. Tests turn
+/// it off and on to compare the two paths.
+void set_loop_fission(bool on);
+bool loop_fission();
 
 /// Clears every counter (per kernel, last launch, transfers).
 void reset_stats();

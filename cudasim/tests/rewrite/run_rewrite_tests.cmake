@@ -7,14 +7,16 @@
 #   * with NAME.expected.cpp next to it, the tool must succeed and write exactly that file,
 #     byte for byte, where the placeholder @INPUT@ in the expected file stands for the input's
 #     absolute path as escaped inside #line "..."; the output must have one line more than the
-#     input (the #line directive); running the tool again must leave an unchanged output alone
+#     input (the #line directive), not counting the fissioned versions of kernels (which put each
+#     stretch under a #line of its own and end with a #line for the line they sit on); running the tool again must leave an unchanged output alone
 #     and must replace a changed one by renaming a new file over it;
 #   * with NAME.expected-error.txt, the tool must exit with status 1, write exactly that text
 #     to stderr (@INPUT@ stands for the input path as given) and create no output.
 # Project headers: NAME.args gives options to put before INPUT and OUTPUT, one per line (e.g.
 # -I and a folder). When NAME.expected-headers/ exists, the rewritten copies of the headers the
 # case includes (OUTPUT.headers/) must be exactly its files, byte for byte, each with one line
-# more than the header it copies; otherwise the tool must write no copies. When NAME.expected.d
+# more than the header it copies (fissioned versions aside, as above); otherwise the tool must
+# write no copies. When NAME.expected.d
 # exists, the tool runs with --depfile and must write exactly that. In these three, @CASES@
 # stands for the cases folder (escaped as in #line, which the paths here do not need) and
 # @OUTPUT@ for the output path.
@@ -69,6 +71,28 @@ function(count_line_breaks text out_var)
   string(LENGTH "${without_breaks}" without_length)
   math(EXPR breaks "${with_breaks} - ${without_length}")
   set(${out_var} ${breaks} PARENT_SCOPE)
+endfunction()
+
+# Removes from `text_var` the text that loop fission inserts before each kernel's closing brace,
+# "} else { ::cudasim::detail::FissionedBlock ... \n#line N\n", up to the "}}" that ends it.
+function(strip_fissioned_versions text_var)
+  set(text "${${text_var}}")
+  while(TRUE)
+    string(FIND "${text}" "} else { ::cudasim::detail::FissionedBlock" start)
+    if(start EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${text}" ${start} -1 rest)
+    string(FIND "${rest}" "\n}}" stop)
+    if(stop EQUAL -1)
+      break()
+    endif()
+    math(EXPR after "${start} + ${stop} + 1")
+    string(SUBSTRING "${text}" 0 ${start} head)
+    string(SUBSTRING "${text}" ${after} -1 tail)
+    set(text "${head}${tail}")
+  endwhile()
+  set(${text_var} "${text}" PARENT_SCOPE)
 endfunction()
 
 # Makes carriage returns and tabs visible in a line shown in a failure message.
@@ -215,6 +239,7 @@ function(check_case_headers case_name output out_var)
     string(REPLACE "\\\\" "\\" original "${original}")
     file(READ "${original}" original_text)
     count_line_breaks("${original_text}" original_breaks)
+    strip_fissioned_versions(actual_text)
     count_line_breaks("${actual_text}" copy_breaks)
     math(EXPR expected_breaks "${original_breaks} + 1")
     if(NOT copy_breaks EQUAL expected_breaks)
@@ -251,7 +276,9 @@ function(check_output_case case_name input expected_file)
 
   # Diagnostics must point at the student's lines: exactly one line (the #line) is added.
   count_line_breaks("${input_text}" input_breaks)
-  count_line_breaks("${actual_text}" output_breaks)
+  set(unfissioned_text "${actual_text}")
+  strip_fissioned_versions(unfissioned_text)
+  count_line_breaks("${unfissioned_text}" output_breaks)
   math(EXPR expected_breaks "${input_breaks} + 1")
   if(NOT output_breaks EQUAL expected_breaks)
     report_failure(${case_name} "the input has ${input_breaks} line breaks, so the output must have ${expected_breaks}, not ${output_breaks}")

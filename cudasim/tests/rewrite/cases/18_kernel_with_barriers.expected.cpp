@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 
 template <int kTile>
-__global__ void __launch_bounds__(256) tiled(const float* in, float* out, int n) {
+__global__ void __launch_bounds__(256) tiled(const float* in, float* out, int n) { /* cudasim: not fissioned: `return` */
     __shared__ float tile[kTile];
     float* const spill = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
     if (threadIdx.x >= n) co_return;
@@ -18,11 +18,19 @@ __global__ void __launch_bounds__(256) tiled(const float* in, float* out, int n)
 
 static __global__ void
     spread_over_lines(int* p)
-{
+{ if (const std::size_t cudasim_fission = ::cudasim::detail::begin_fissioned_block(); cudasim_fission == 0) {
     p[0] = 1;
     co_await ::cudasim::detail::await_syncthreads(
     );
-} CUDASIM_KNOWN_KERNEL(spread_over_lines, (int* p))
+} else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 21
+p[0] = 1;
+}
+#line 22
+cudasim_block.barrier();
+#line 24
+}} CUDASIM_KNOWN_KERNEL(spread_over_lines, (int* p))
 
 // Declarations, kernels without barriers and __device__ functions are not converted.
 __global__ void declared_only(int* p);
@@ -54,11 +62,26 @@ __global__ auto deduced_return_type(int* p) -> void {
 } CUDASIM_KNOWN_KERNEL(deduced_return_type, (int* p))
 
 // Subscripts are not lambdas.
-__global__ void subscripts(int* p, int (*table)[4]) {
+__global__ void subscripts(int* p, int (*table)[4]) { if (const std::size_t cudasim_fission = ::cudasim::detail::begin_fissioned_block(); cudasim_fission == 0) {
     __shared__ int s[4][4];
     s[0][p[1]] = table[0][1] + "abc"[1];
     co_await ::cudasim::detail::await_syncthreads();
     p[0] = s[p[2]][0];
-} CUDASIM_KNOWN_KERNEL(subscripts, (int* p, int (*table)[4]))
+} else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
+#line 57
+__shared__ int s[4][4];
+
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 58
+s[0][p[1]] = table[0][1] + "abc"[1];
+}
+#line 59
+cudasim_block.barrier();
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 60
+p[0] = s[p[2]][0];
+}
+#line 61
+}} CUDASIM_KNOWN_KERNEL(subscripts, (int* p, int (*table)[4]))
 
 void host() { ::cudasim::launch_inline("tiled<16>", CUDASIM_INLINE_KERNEL(tiled<16>), 1, 16, 64)(nullptr, nullptr, 16); }

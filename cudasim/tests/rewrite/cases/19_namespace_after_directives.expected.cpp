@@ -8,10 +8,18 @@
 namespace {
 static thread_local float* const shared_at_namespace_scope = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory(&shared_at_namespace_scope));
 
-__global__ void k(float* out) {
+__global__ void k(float* out) { if (const std::size_t cudasim_fission = ::cudasim::detail::begin_fissioned_block(); cudasim_fission == 0) {
     out[threadIdx.x] = shared_at_namespace_scope[0];
     co_await ::cudasim::detail::await_syncthreads();
-} CUDASIM_KNOWN_KERNEL(k, (float* out))
+} else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 11
+out[threadIdx.x] = shared_at_namespace_scope[0];
+}
+#line 12
+cudasim_block.barrier();
+#line 13
+}} CUDASIM_KNOWN_KERNEL(k, (float* out))
 }  // namespace
 
 // A __global__ inside a #define is not a kernel definition: the helper after it stays as it is.

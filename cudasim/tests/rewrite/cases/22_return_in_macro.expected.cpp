@@ -27,16 +27,16 @@ __global__ void bails(int* p) {
     if (p == nullptr) BAIL;
     __syncthreads();
 } CUDASIM_KNOWN_KERNEL(bails, (int* p))
-__global__ void harmless_macros(int* p) {
+__global__ void harmless_macros(int* p) { /* cudasim: not fissioned: `return` */
     NOT_RETURNING(p[0] = 1);
     co_await ::cudasim::detail::await_syncthreads();
     if (p[0] == 0) co_return;
 } CUDASIM_KNOWN_KERNEL(harmless_macros, (int* p))
-__global__ void return_as_argument(int* p) {
+__global__ void return_as_argument(int* p) { /* cudasim: not fissioned: a statement could not be read */
     co_await ::cudasim::detail::await_syncthreads();
     WRAP(if (p[0] == 0) co_return;)
 } CUDASIM_KNOWN_KERNEL(return_as_argument, (int* p))
-__global__ void barrier_in_macro(int* p) {
+__global__ void barrier_in_macro(int* p) { /* cudasim: not fissioned: `SYNC_AND` may wait for other threads or leave the kernel */
     co_await ::cudasim::detail::await_syncthreads();
     SYNC_AND(p[0] = 1);
 } CUDASIM_KNOWN_KERNEL(barrier_in_macro, (int* p))

@@ -9,11 +9,26 @@
 static thread_local float* const dynamic = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory(&dynamic));
 
 template <class T>
-__global__ void scale(T* p) {
+__global__ void scale(T* p) { if (const std::size_t cudasim_fission = ::cudasim::detail::begin_fissioned_block(); cudasim_fission == 0) {
     T* const tile = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
     tile[threadIdx.x] = p[threadIdx.x];
     co_await ::cudasim::detail::await_syncthreads();
     p[threadIdx.x] = 2 * tile[threadIdx.x] + dynamic[0];
+} else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
+#line 12
+T* const tile = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
+
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 13
+tile[threadIdx.x] = p[threadIdx.x];
 }
+#line 14
+cudasim_block.barrier();
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 15
+p[threadIdx.x] = 2 * tile[threadIdx.x] + dynamic[0];
+}
+#line 16
+}}
 
 inline void launch_scale(float* p) { ::cudasim::launch_inline("scale", CUDASIM_INLINE_KERNEL(scale), 1, 32, 32 * sizeof(float))(p); }
