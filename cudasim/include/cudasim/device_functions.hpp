@@ -138,6 +138,16 @@ std::size_t begin_fissioned_block() noexcept;
 /// A barrier passed by all `threads` threads of a fissioned block (counted as their arrivals).
 void fissioned_barrier(std::size_t threads, const char* file, unsigned line);
 
+/// What a fissioned kernel does besides the kernel's own work: setting threadIdx for each thread
+/// and copying the locals that live across barriers to and from their slots. Their loads and
+/// stores are of locals, which no counter counts; in a counted build they are kept out of line
+/// and uninstrumented, so that they cost a call instead of a hook per access.
+#if defined(CUDASIM_COUNT_MEMORY)
+#define CUDASIM_FISSION_HELPER __attribute__((noinline, no_sanitize("coverage")))
+#else
+#define CUDASIM_FISSION_HELPER inline
+#endif
+
 /// The fissioned version's view of its block: the thread loop and the per-thread arrays.
 class FissionedBlock {
  public:
@@ -181,7 +191,7 @@ class FissionedBlock {
 
  private:
   /// threadIdx in memory for every thread, as the hooks and the fault handler read it.
-  void publish() noexcept {
+  CUDASIM_FISSION_HELPER void publish() noexcept {
     threadIdx = index_;
     asm volatile("" : : "m"(threadIdx));
   }
@@ -210,7 +220,7 @@ using FissionLocal = T;
 /// Copies a thread's local that lives across a barrier into its per-thread slot at the end of
 /// a stretch of code between barriers, and back into a local at the start of the next one.
 template <class T>
-inline void fission_keep(T& slot, const T& value) {
+CUDASIM_FISSION_HELPER void fission_keep(T& slot, const T& value) {
   if constexpr (std::is_trivially_copyable_v<T>) {
     __builtin_memcpy(static_cast<void*>(&slot), static_cast<const void*>(&value), sizeof(T));
   } else if constexpr (std::is_array_v<T>) {
