@@ -23,7 +23,8 @@ __global__ void fissioned(const float* in, float* out, int n) {
         for (int k = 0; k < TILE; ++k) acc += tile[k];
         __syncthreads();
     }
-    memcpy(&spill[tx], &acc, sizeof acc);
+    const float result = acc;
+    memcpy(&spill[tx], &result, sizeof result);
     __syncthreads();
     if (tx < n) *out = spill[tx];
 }

@@ -12,7 +12,7 @@ __device__ float warp_total(float v) { return v + __shfl_down_sync(0xffffffffu, 
 // Fissioned: locals across barriers (slots), __shared__ and extern __shared__ first, a uniform
 // loop, a #pragma, comments and the other rewrites (memcpy) inside a stretch.
 template <int kWidth>
-__global__ void fissioned(const float* in, float* out, int n) { /* cudasim: not fissioned: the address of `acc`, which lives across a barrier, is taken */
+__global__ void fissioned(const float* in, float* out, int n) { if (const std::size_t cudasim_fission = ::cudasim::detail::begin_fissioned_block(); cudasim_fission == 0) {
     __shared__ float tile[TILE];
     float* const spill = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
     const int tx = threadIdx.x, base = blockIdx.x * TILE;
@@ -24,30 +24,79 @@ __global__ void fissioned(const float* in, float* out, int n) { /* cudasim: not 
         for (int k = 0; k < TILE; ++k) acc += tile[k];
         co_await ::cudasim::detail::await_syncthreads();
     }
-    ::cudasim::detail::device_memcpy(&spill[tx], &acc, sizeof acc);
+    const float result = acc;
+    ::cudasim::detail::device_memcpy(&spill[tx], &result, sizeof result);
     co_await ::cudasim::detail::await_syncthreads();
     if (tx < n) *out = spill[tx];
-}
+} else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
+#line 15
+__shared__ float tile[TILE];
+
+#line 16
+float* const spill = reinterpret_cast<float*>(::cudasim::dynamic_shared_memory());
+
+auto* const cudasim_slot_tx = cudasim_block.slots<std::remove_cv_t<const int >>();
+auto* const cudasim_slot_base = cudasim_block.slots<std::remove_cv_t<const int >>();
+auto* const cudasim_slot_acc = cudasim_block.slots<std::remove_cv_t<float >>();
+auto* const cudasim_slot_weights = cudasim_block.slots<std::remove_cv_t<float >[ 2 ]>();
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+#line 17
+const int tx = threadIdx.x, base = blockIdx.x * TILE;
+
+#line 18
+float acc = 0.0f, weights[2] = {1.0f, 2.0f};
+ ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx); ::cudasim::detail::fission_keep(cudasim_slot_base[cudasim_block.thread()], base); ::cudasim::detail::fission_keep(cudasim_slot_acc[cudasim_block.thread()], acc); ::cudasim::detail::fission_keep(cudasim_slot_weights[cudasim_block.thread()], weights);}
+#line 19
+for (int step = 0; step < n / TILE + kSteps * kWidth; step += 1)
+{
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> base; ::cudasim::detail::fission_keep(base, cudasim_slot_base[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<float >[ 2 ]> weights; ::cudasim::detail::fission_keep(weights, cudasim_slot_weights[cudasim_block.thread()]);
+#line 20
+tile[tx] = in[base + tx] * weights[step % 2];
+ ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx); ::cudasim::detail::fission_keep(cudasim_slot_base[cudasim_block.thread()], base); ::cudasim::detail::fission_keep(cudasim_slot_weights[cudasim_block.thread()], weights);}
+#line 21
+cudasim_block.barrier();
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<float >> acc; ::cudasim::detail::fission_keep(acc, cudasim_slot_acc[cudasim_block.thread()]);
+#line 22
+#pragma unroll
+        for (int k = 0; k < TILE; ++k) acc += tile[k];
+ ::cudasim::detail::fission_keep(cudasim_slot_acc[cudasim_block.thread()], acc);}
+#line 24
+cudasim_block.barrier();}
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<float >> acc; ::cudasim::detail::fission_keep(acc, cudasim_slot_acc[cudasim_block.thread()]);
+#line 26
+const float result = acc;
+
+#line 27
+::cudasim::detail::device_memcpy(&spill[tx], &result, sizeof result);
+ ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx); ::cudasim::detail::fission_keep(cudasim_slot_acc[cudasim_block.thread()], acc);}
+#line 28
+cudasim_block.barrier();
+CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]);
+#line 29
+if (tx < n) *out = spill[tx];
+ ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx);}
+#line 30
+}}
 
 // Not fissioned, one kernel per reason.
 __global__ void under_if(float* out) { /* cudasim: not fissioned: a __syncthreads() under control flow other than a `for` loop's braces, or inside an expression */
     if (threadIdx.x < 16) { co_await ::cudasim::detail::await_syncthreads(); }
     out[0] = 1;
 } CUDASIM_KNOWN_KERNEL(under_if, (float* out))
-__global__ void thread_dependent_loop(float* out) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 37) */
+__global__ void thread_dependent_loop(float* out) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 38) */
     for (int i = 0; i < threadIdx.x; ++i) { co_await ::cudasim::detail::await_syncthreads(); }
     out[0] = 1;
 } CUDASIM_KNOWN_KERNEL(thread_dependent_loop, (float* out))
-__global__ void device_variable_bound(float* out) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 41) */
+__global__ void device_variable_bound(float* out) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 42) */
     for (int i = 0; i < scale_on_device; ++i) { co_await ::cudasim::detail::await_syncthreads(); }
     out[0] = 1;
 } CUDASIM_KNOWN_KERNEL(device_variable_bound, (float* out))
-__global__ void local_bound(float* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 46) */
+__global__ void local_bound(float* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 47) */
     int trips = n;
     for (int i = 0; i < trips; ++i) { co_await ::cudasim::detail::await_syncthreads(); }
     out[0] = 1;
 } CUDASIM_KNOWN_KERNEL(local_bound, (float* out, int n))
-__global__ void written_loop_variable(float* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 50) */
+__global__ void written_loop_variable(float* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 51) */
     for (int i = 0; i < n; ++i) { co_await ::cudasim::detail::await_syncthreads(); i += threadIdx.x; }
     out[0] = 1;
 } CUDASIM_KNOWN_KERNEL(written_loop_variable, (float* out, int n))
@@ -139,7 +188,7 @@ __global__ void declaring_macro(float* out) { /* cudasim: not fissioned: a state
     co_await ::cudasim::detail::await_syncthreads();
     out[0] = total;
 } CUDASIM_KNOWN_KERNEL(declaring_macro, (float* out))
-__global__ void unreadable_declaration(float* out) { /* cudasim: not fissioned: a declaration the rewrite cannot read (line 142) */
+__global__ void unreadable_declaration(float* out) { /* cudasim: not fissioned: a declaration the rewrite cannot read (line 143) */
     float (*row)[4] = reinterpret_cast<float (*)[4]>(out);
     co_await ::cudasim::detail::await_syncthreads();
     out[0] = row[0][0];
@@ -162,41 +211,41 @@ auto* const cudasim_slot_here = cudasim_block.slots<std::remove_cv_t<const unsig
 auto* const cudasim_slot_mine = cudasim_block.slots<std::remove_cv_t<unsigned >>();
 auto* const cudasim_slot_twice = cudasim_block.slots<std::remove_cv_t<unsigned >>();
 CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
-#line 148
+#line 149
 unsigned mine = threadIdx.x, twice;
 
-#line 149
+#line 150
 long long wide = 2;
 
-#line 150
+#line 151
 twice = mine * wide;
  ::cudasim::detail::fission_keep(cudasim_slot_mine[cudasim_block.thread()], mine); ::cudasim::detail::fission_keep(cudasim_slot_twice[cudasim_block.thread()], twice);}
-#line 151
+#line 152
 cudasim_block.barrier();
 CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<unsigned >> mine; ::cudasim::detail::fission_keep(mine, cudasim_slot_mine[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<unsigned >> twice; ::cudasim::detail::fission_keep(twice, cudasim_slot_twice[cudasim_block.thread()]);
-#line 152
+#line 153
 out[threadIdx.x] = mine + twice;
  ::cudasim::detail::fission_keep(cudasim_slot_mine[cudasim_block.thread()], mine); ::cudasim::detail::fission_keep(cudasim_slot_twice[cudasim_block.thread()], twice);}
-#line 153
+#line 154
 for (int i = 0; i < 2; ++i)
 {
 CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
-#line 154
+#line 155
 const unsigned here = out[(threadIdx.x + i) % blockDim.x];
  ::cudasim::detail::fission_keep(cudasim_slot_here[cudasim_block.thread()], here);}
-#line 155
+#line 156
 cudasim_block.barrier();
 CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const unsigned >> here; ::cudasim::detail::fission_keep(here, cudasim_slot_here[cudasim_block.thread()]);
-#line 156
+#line 157
 out[threadIdx.x] = here;
  ::cudasim::detail::fission_keep(cudasim_slot_here[cudasim_block.thread()], here);}
-#line 157
+#line 158
 cudasim_block.barrier();}
-#line 159
+#line 160
 }} CUDASIM_KNOWN_KERNEL(integer_specifiers, (unsigned* out))
 // Not fissioned: a loop bound in shared memory (one load per thread on a GPU), and a parameter
 // or loop variable bound to a reference (which could write it).
-__global__ void shared_bound(int* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 166) */
+__global__ void shared_bound(int* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 167) */
     __shared__ int trips;
     if (threadIdx.x == 0) trips = n;
     co_await ::cudasim::detail::await_syncthreads();
@@ -207,7 +256,7 @@ __global__ void parameter_by_reference(int* out, int n) { /* cudasim: not fissio
     co_await ::cudasim::detail::await_syncthreads();
     out[0] = alias;
 } CUDASIM_KNOWN_KERNEL(parameter_by_reference, (int* out, int n))
-__global__ void loop_variable_by_reference(int* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 174) */
+__global__ void loop_variable_by_reference(int* out, int n) { /* cudasim: not fissioned: a __syncthreads() in a loop whose trips may differ between threads (line 175) */
     for (int i = 0; i < n; ++i) {
         const int& alias = i;
         co_await ::cudasim::detail::await_syncthreads();
