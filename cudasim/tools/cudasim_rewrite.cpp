@@ -1477,25 +1477,9 @@ ProjectFacts projectFacts(const std::vector<const Source*>& sources) {
     // Function definitions and macros, with the words of their bodies.
     std::vector<std::pair<std::string, NameSet>> bodies;
     for (const Source* source : sources) {
-        const std::optional<std::vector<Token>> maybe = [&]() -> std::optional<std::vector<Token>> {
-            // Directives are skipped here (macros are read below), so tokenize line by line.
-            std::vector<Token> all;
-            std::size_t i = 0;
-            while (i < source->size()) {
-                if (source->isDirective(i)) {
-                    ++i;
-                    continue;
-                }
-                std::size_t j = i;
-                while (j < source->size() && !source->isDirective(j)) ++j;
-                if (auto part = tokenize(*source, i, j)) all.insert(all.end(), part->begin(), part->end());
-                i = j;
-            }
-            return all;
-        }();
-        const std::vector<Token>& tokens = *maybe;
+        // Directives are skipped here (macros are read below).
+        const std::vector<Token> tokens = *tokenize(*source, 0, source->size(), /*skipDirectives=*/true);
         StatementParser brackets(tokens);
-        int depth = 0;  // braces
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             const Token& t = tokens[i];
             if (isPunct(t, "{")) {
@@ -1524,9 +1508,6 @@ ProjectFacts projectFacts(const std::vector<const Source*>& sources) {
                     i = close;  // the body's nested braces are its own
                     continue;
                 }
-                ++depth;
-            } else if (isPunct(t, "}")) {
-                --depth;
             } else if (t.kind == Token::Word && (t.text == "const" || t.text == "constexpr")) {
                 // `const int kTile = 16;` at namespace or class scope: the name before '=' or '{'.
                 std::size_t k = i + 1;
@@ -1542,7 +1523,6 @@ ProjectFacts projectFacts(const std::vector<const Source*>& sources) {
                     facts.deviceVariables.emplace(tokens[k - 1].text);
             }
         }
-        (void)depth;
         for (const MacroDefinition& macro : macroDefinitions(*source)) {
             NameSet words;
             bool numeric = !macro.functionLike;
