@@ -27,7 +27,7 @@ function(_course_remote_libraries)
   set(remote_dir "${COURSE_ROOT}/autograder/remote")
   set(includes "${COURSE_ROOT}/lessons/common" "${COURSE_ROOT}/autograder/harness" "${remote_dir}"
                "${COURSE_ROOT}/cudasim/include" "${COURSE_SIM_TOOLKIT_STUBS_DIR}")
-  add_library(course_remote_judge OBJECT "${remote_dir}/judge_runtime.cpp"
+  add_library(course_remote_judge OBJECT "${remote_dir}/judge_runtime.cpp" "${remote_dir}/judge_cudasim.cpp"
                                          "${COURSE_ROOT}/autograder/harness/course_grader_listener.cpp")
   target_include_directories(course_remote_judge PRIVATE ${includes})
   target_compile_definitions(course_remote_judge PRIVATE COURSE_REMOTE_JUDGE=1)

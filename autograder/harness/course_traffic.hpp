@@ -28,6 +28,7 @@
 
 #ifdef CUDASIM
 #include <cudasim/stats.hpp>
+#include <cudasim/timeline.hpp>
 #endif
 
 namespace course {
@@ -169,6 +170,35 @@ inline void declare_window_flops(double flops) {
   detail::declare_local_window_flops(flops);
 #endif
 }
+
+#ifdef CUDASIM
+/// While it lives, the simulator's modelled clock with host code free (cudasim/timeline.hpp):
+/// host threads move only where they wait for the device, so every time a test reads off the
+/// clock is the GPU's schedule that the code under test built, exact and the same on any
+/// machine, and no slower in the grader's split programs than in one process. A call that
+/// queues work and returns moves the calling thread's clock by nothing; one that waits for its
+/// work moves it to the work's end.
+class ModelledClock {
+ public:
+  ModelledClock() {
+    cudasim::set_host_clock(cudasim::HostClock::kFree);
+    cudasim::set_model_time(true);
+  }
+  ~ModelledClock() {
+    cudasim::set_model_time(false);
+    cudasim::set_host_clock(cudasim::HostClock::kWall);
+  }
+  ModelledClock(const ModelledClock&) = delete;
+  ModelledClock& operator=(const ModelledClock&) = delete;
+
+  /// How far `work` moved the calling thread's clock, in ns.
+  static double elapsed_ns(const std::function<void()>& work) {
+    const double t0 = cudasim::host_time_ns();
+    work();
+    return cudasim::host_time_ns() - t0;
+  }
+};
+#endif
 
 }  // namespace test
 }  // namespace course

@@ -2,7 +2,8 @@
 // runs the submission, and provides the CUDA runtime calls the tests and the harness make, each
 // forwarded to the worker. The judge never loads the submission: a test's comparisons, its
 // verdict, the performance figures and the signed result file are made here, from data the
-// worker sent as bytes.
+// worker sent as bytes or left in the shared host memory, which the judge checks before it
+// believes a pointer into it.
 //
 // One fresh worker per test (a GoogleTest listener ends the previous one): what a test's
 // submission did cannot leak into the next test, and a crash costs the test it happened in.
@@ -10,6 +11,11 @@
 // naming what it was doing; the test's later requests fail at once (its device buffers died
 // with it), and the event goes into the signed results ("worker <test> <what>"), so that the
 // grader can say the exercise crashed.
+//
+// One thread of the judge reads the channel and hands each message to the lane it belongs to
+// (course_remote.hpp): the judge thread that made a request waits for its reply there, and
+// serves the callbacks the worker makes meanwhile; a lane the worker opens (a thread of the
+// submission calling back) gets a judge thread of its own, which serves it.
 //
 // The worker runs in fresh user and PID namespaces where the kernel allows it (the grader's
 // sandbox, tools/course/sandbox.py, already hides the file system and the network for both):
@@ -34,21 +40,28 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <new>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -57,7 +70,11 @@ namespace course {
 namespace remote {
 namespace {
 
-constexpr int kChannel = 3;  // the worker's end of the socket pair
+constexpr int kChannel = 3;          // the worker's end of the socket pair
+constexpr int kSharedMemoryFile = 4; // the worker's descriptor of the shared host memory
+/// The most lanes a worker may open (threads of the submission that call back): each costs the
+/// judge a thread.
+constexpr std::uint64_t kMaxWorkerLanes = 256;
 
 std::string signal_text(int sig) {
   const char* name = sigabbrev_np(sig);
@@ -72,13 +89,15 @@ std::vector<std::string> worker_environment() {
   return env;
 }
 
-/// 64 random bits from the kernel, one request's nonce (course_remote.hpp, RequestHeader).
-/// Drawn 512 at a time: lesson 05's tests make thousands of requests, and a system call for
-/// each was a tenth of their time. The unused ones sit in the judge's memory, out of the
-/// worker's reach like the rest of it.
+/// 64 random bits from the kernel, one request's nonce (course_remote.hpp, Header). Drawn 512
+/// at a time: lesson 05's tests make thousands of requests, and a system call for each was a
+/// tenth of their time. The unused ones sit in the judge's memory, out of the worker's reach
+/// like the rest of it.
 std::uint64_t fresh_nonce() {
+  static std::mutex mutex;
   static std::uint64_t pool[512];
   static std::size_t used = sizeof pool / sizeof pool[0];
+  std::lock_guard<std::mutex> lock(mutex);
   if (used == sizeof pool / sizeof pool[0]) {
     char* p = reinterpret_cast<char*>(pool);
     std::size_t left = sizeof pool;
@@ -94,62 +113,306 @@ std::uint64_t fresh_nonce() {
   return pool[used++];
 }
 
-/// The worker process and its channel; at most one at a time.
-class Worker {
+/// Forks on one thread that lives as long as the judge, and runs `child` in the child (it must
+/// not return). The worker's chain of processes is killed when its parent goes
+/// (PR_SET_PDEATHSIG), and "its parent" is the thread that forked it: a test's own thread (a
+/// deadline's, say) that forked the worker and then ended would take the worker with it.
+pid_t fork_from_lasting_thread(const std::function<void()>& child) {
+  struct Launcher {
+    std::mutex mutex;
+    std::condition_variable wake, done;
+    const std::function<void()>* child = nullptr;
+    pid_t pid = 0;
+    int error = 0;
+    bool finished = false;
+  };
+  static Launcher* launcher = [] {
+    auto* l = new Launcher;
+    std::thread([l] {
+      std::unique_lock<std::mutex> lock(l->mutex);
+      for (;;) {
+        l->wake.wait(lock, [&] { return l->child != nullptr; });
+        l->pid = ::fork();
+        if (l->pid == 0) (*l->child)();  // never returns
+        l->error = errno;
+        l->child = nullptr;
+        l->finished = true;
+        l->done.notify_all();
+      }
+    }).detach();
+    return l;
+  }();
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> turn(one_at_a_time);
+  std::unique_lock<std::mutex> lock(launcher->mutex);
+  launcher->finished = false;
+  launcher->child = &child;
+  launcher->wake.notify_all();
+  launcher->done.wait(lock, [&] { return launcher->finished; });
+  errno = launcher->error;
+  return launcher->pid;
+}
+
+// ---- the shared host memory (course_remote.hpp, SharedHostMemory) ----------------------------
+
+/// The region is reserved once, at kSharedHostAddress where that is free; each worker gets a
+/// fresh memory file mapped over it, so that nothing one test's submission left there is seen
+/// by the next. Between workers, private zero pages stand in: a judge thread still looking
+/// at the old test's memory reads zeros instead of faulting.
+class SharedRegion {
  public:
-  /// Sends a request and returns the reply's payload (status included in `status`).
-  std::string exchange(Op op, const std::string& arguments, Status& status, const char* what) {
-    if (failed_) throw WorkerFailure("the submission's process had already failed in this test (" + failure_ + ")");
-    if (pid_ <= 0) start();
-    // The submission's code may make another device current (cudaSetDevice persists in the
-    // worker's thread): after a contract call the judge no longer knows which one is.
-    if (op == Op::call) current_device_ = -1;
-    const RequestHeader request{static_cast<std::uint32_t>(op), fresh_nonce(), arguments.size()};
-    std::string message(reinterpret_cast<const char*>(&request), sizeof request);
-    message += arguments;  // one write: lesson 05's tests make thousands of small requests
-    if (!write_exactly(message.data(), message.size())) fail(what);
-    ReplyHeader header{};
-    if (!read_exactly(&header, sizeof header)) fail(what);
-    if (header.status > static_cast<std::uint32_t>(Status::exception) || header.size > kMaxMessageBytes)
-      fail(what, "it sent a malformed reply");
-    if (header.nonce != request.nonce) fail(what, "a reply to a request that was not this one");
-    std::string reply(static_cast<std::size_t>(header.size), '\0');
-    if (!read_exactly(&reply[0], reply.size())) fail(what);
-    status = static_cast<Status>(header.status);
-    return reply;
+  static SharedRegion& get() {
+    static SharedRegion* one = new SharedRegion;  // never destroyed: threads may outlive main
+    return *one;
   }
 
-  /// Ends the worker (between tests, at the end of the program).
-  void stop() {
+  /// A fresh memory file of the region's size, mapped over it; its descriptor (to hand to the
+  /// worker, which maps it at the same address) or -1 where memory files or the region are
+  /// not available (the exercises that need it then say so).
+  int renew() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    mapped_ = false;
+    if (base_ == nullptr) return -1;
+    const int file = ::memfd_create("course-shared-host-memory", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (file < 0) return -1;
+    // Sealed at its size: the worker cannot shrink it, which would make the judge's reads fault.
+    if (::ftruncate(file, static_cast<off_t>(kSharedHostBytes)) != 0 ||
+        ::fcntl(file, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+        ::mmap(base_, kSharedHostBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, file, 0) == MAP_FAILED) {
+      ::close(file);
+      blank();
+      return -1;
+    }
+    mapped_ = true;
+    return file;
+  }
+
+  /// The worker has ended: its memory file goes, zero pages take its place.
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (mapped_) blank();
+    mapped_ = false;
+  }
+
+  SharedHostMemory view() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    SharedHostMemory memory;
+    if (mapped_) {
+      memory.base = static_cast<char*>(base_);
+      memory.bytes = kSharedHostBytes;
+    }
+    return memory;
+  }
+
+  std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(base_); }
+
+ private:
+  SharedRegion() {
+    void* wanted = reinterpret_cast<void*>(kSharedHostAddress);
+    void* got = ::mmap(wanted, kSharedHostBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED)  // taken here: wherever the kernel puts it (the worker is told where)
+      got = ::mmap(nullptr, kSharedHostBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    base_ = got == MAP_FAILED ? nullptr : got;
+  }
+
+  void blank() {
+    ::mmap(base_, kSharedHostBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+           -1, 0);
+  }
+
+  std::mutex mutex_;
+  void* base_ = nullptr;
+  bool mapped_ = false;
+};
+
+// ---- the test's callbacks (course_remote.hpp, add_callback) -----------------------------------
+
+struct CallbackEntry {
+  CallbackBody body;
+  std::mutex mutex;
+  std::condition_variable idle;
+  int running = 0;
+};
+
+class Callbacks {
+ public:
+  static Callbacks& get() {
+    static Callbacks* one = new Callbacks;
+    return *one;
+  }
+  std::uint64_t add(CallbackBody body) {
+    auto entry = std::make_shared<CallbackEntry>();
+    entry->body = std::move(body);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::uint64_t id = next_id_++;
+    entries_[id] = std::move(entry);
+    return id;
+  }
+  void remove(std::uint64_t id) {
+    std::shared_ptr<CallbackEntry> entry;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = entries_.find(id);
+      if (found == entries_.end()) return;
+      entry = std::move(found->second);
+      entries_.erase(found);
+    }
+    std::unique_lock<std::mutex> lock(entry->mutex);
+    entry->idle.wait(lock, [&] { return entry->running == 0; });
+  }
+  /// Runs callback `id`; false when there is none by that id.
+  bool run(std::uint64_t id, Reader& in, Writer& out) {
+    std::shared_ptr<CallbackEntry> entry;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = entries_.find(id);
+      if (found == entries_.end()) return false;
+      entry = found->second;
+      std::lock_guard<std::mutex> running(entry->mutex);
+      ++entry->running;
+    }
+    struct Done {
+      CallbackEntry& entry;
+      ~Done() {
+        std::lock_guard<std::mutex> lock(entry.mutex);
+        if (--entry.running == 0) entry.idle.notify_all();
+      }
+    } done{*entry};
+    entry->body(in, out);
+    return true;
+  }
+  /// Between tests: no callback of the last test can be reached any more.
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::uint64_t, std::shared_ptr<CallbackEntry>> entries_;
+  std::uint64_t next_id_ = 1;
+};
+
+// ---- the worker and its channel -----------------------------------------------------------------
+
+/// The failures recorded in the signed results ("worker <test> <kind>"), from any thread.
+void record_worker_event(const std::string& kind) {
+  static std::mutex mutex;
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = test ? std::string(test->test_suite_name()) + "." + test->name() : "(no test)";
+  std::lock_guard<std::mutex> lock(mutex);
+  course::perf::lines().push_back("worker " + name + " " + kind);
+}
+
+/// Which lane the calling thread talks on, for which connection, and the device the judge
+/// last set or read there (-1 when unknown: the judge's DeviceGuards ask for it, and set it,
+/// around almost every call of lesson 05).
+struct ThreadLane {
+  std::uint64_t connection = 0;
+  std::uint64_t lane = 0;
+  int device = -1;
+};
+thread_local ThreadLane t_lane;
+
+/// One worker process and its channel, shared by the judge threads that talk to it.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  static std::shared_ptr<Connection> start() {
+    std::shared_ptr<Connection> connection(new Connection);
+    connection->launch();
+    return connection;
+  }
+
+  ~Connection() {
+    stop();
     if (channel_ >= 0) ::close(channel_);
-    channel_ = -1;
+  }
+
+  /// Sends a request on the calling thread's lane and returns the reply's payload (its status
+  /// in `status`), serving the worker's callbacks on the lane meanwhile.
+  std::string exchange(Op op, const std::string& arguments, Status& status, const char* what) {
+    const std::uint64_t lane = lane_of_this_thread();
+    if (failed_) throw WorkerFailure("the submission's process had already failed in this test (" + failure() + ")");
+    // The submission's code may make another device current (cudaSetDevice persists in the
+    // worker's thread): after a contract call the judge no longer knows which one is.
+    if (op == Op::call) t_lane.device = -1;
+    const std::uint64_t nonce = fresh_nonce();
+    if (!sender_->send(Header{static_cast<std::uint32_t>(Kind::request), static_cast<std::uint32_t>(op), lane, nonce,
+                             arguments.size()},
+                      arguments))
+      fail(what);
+    Message reply;
+    Awaited awaited = Awaited::closed;
+    try {
+      awaited = await_reply(boxes_, lane, nonce, [&](const Message& request) { serve_callback(lane, request); }, reply);
+    } catch (const ProtocolError& e) {
+      fail_protocol(what, e.what());
+    }
+    if (awaited == Awaited::closed) fail(what);
+    status = static_cast<Status>(reply.header.code);
+    return std::move(reply.payload);
+  }
+
+  /// Ends the worker (between tests, at the end of the program). Threads still waiting on it
+  /// get a WorkerFailure that records nothing: the test they belonged to is over. The channel
+  /// is shut, not closed, until the last of them has let go of the connection: a descriptor
+  /// number reused by the next test's channel must not receive this one's late replies.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      if (stopped_) return;
+      stopped_ = true;
+      stopping_ = true;
+    }
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+    if (channel_ >= 0) ::shutdown(channel_, SHUT_RDWR);
+    if (reader_.joinable()) reader_.join();
+    boxes_.close();
+    if (status_pipe_ >= 0) ::close(status_pipe_);
+    status_pipe_ = -1;
     if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
       int status = 0;
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
     }
     pid_ = -1;
-    failed_ = false;
-    failure_.clear();
-    current_device_ = -1;
+    SharedRegion::get().release();
   }
 
   bool failed() const { return failed_; }
 
-  /// The worker's current device as the judge last set or read it, -1 when unknown: the
-  /// judge's DeviceGuards ask for it, and set it, around almost every call of lesson 05.
-  int current_device() const { return current_device_; }
-  void set_current_device(int device) { current_device_ = device; }
+  /// A message that made no sense: the worker is ended, the test fails.
+  [[noreturn]] void fail_protocol(const char* what, const std::string& why) {
+    end("broke the protocol (" + why + ")", "protocol");
+    fail(what);
+  }
 
-  /// A reply that made no sense: the worker is ended, the test fails.
-  [[noreturn]] void fail(const char* what, const std::string& why) {
-    if (pid_ > 0) ::kill(pid_, SIGKILL);
-    record_failure(what, "broke the protocol (" + why + ")", "protocol");
+  /// The device cached for the calling thread's lane (ThreadLane).
+  int& lane_device() {
+    lane_of_this_thread();
+    return t_lane.device;
   }
 
  private:
-  void start() {
+  Connection() : id_(next_connection_id().fetch_add(1) + 1) {}
+
+  static std::atomic<std::uint64_t>& next_connection_id() {
+    static std::atomic<std::uint64_t> next{0};
+    return next;
+  }
+
+  std::uint64_t lane_of_this_thread() {
+    if (t_lane.connection != id_) t_lane = ThreadLane{id_, next_judge_lane_.fetch_add(2), -1};
+    return t_lane.lane;
+  }
+
+  std::string failure() {
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    return failure_;
+  }
+
+  void launch() {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
       throw WorkerFailure(std::string("the grader could not start the worker: socketpair: ") + std::strerror(errno));
@@ -159,19 +422,34 @@ class Worker {
       ::close(pair[1]);
       throw WorkerFailure(std::string("the grader could not start the worker: pipe: ") + std::strerror(errno));
     }
+    const int shared_file = SharedRegion::get().renew();
     const std::vector<std::string> env = worker_environment();
     std::vector<char*> envp;
     for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
+    char address[32], bytes[32];
+    std::snprintf(address, sizeof address, "%#llx", static_cast<unsigned long long>(SharedRegion::get().address()));
+    std::snprintf(bytes, sizeof bytes, "%zu", kSharedHostBytes);
+    std::vector<char*> argv = {const_cast<char*>(worker_executable())};
+    if (shared_file >= 0) argv.insert(argv.end(), {const_cast<char*>("--shared-host-memory"), address, bytes});
+    argv.push_back(nullptr);
     std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw WorkerFailure(std::string("the grader could not start the worker: fork: ") + std::strerror(errno));
-    if (pid == 0) run_child(pair[1], status_pipe[1], envp.data());  // never returns
+    const pid_t pid = fork_from_lasting_thread(
+        [&] { run_child(pair[1], status_pipe[1], shared_file, argv.data(), envp.data()); });
+    if (pid < 0) {
+      const std::string why = std::strerror(errno);
+      for (int fd : {pair[0], pair[1], status_pipe[0], status_pipe[1], shared_file})
+        if (fd >= 0) ::close(fd);
+      throw WorkerFailure("the grader could not start the worker: fork: " + why);
+    }
     ::close(pair[1]);
     ::close(status_pipe[1]);
+    if (shared_file >= 0) ::close(shared_file);
     channel_ = pair[0];
     status_pipe_ = status_pipe[0];
     pid_ = pid;
+    sender_ = std::make_unique<Sender>(channel_);
+    reader_ = std::thread([this] { read_loop(); });
   }
 
   /// In the child: the namespaces, then a reaper that is PID 1 of the new PID namespace (so
@@ -179,7 +457,7 @@ class Worker {
   /// worker itself is not PID 1: a namespace's first process ignores the signals it sends
   /// itself (raise, abort), which would let a crash go unseen. The reaper reports how the
   /// worker ended on the status pipe.
-  [[noreturn]] static void run_child(int channel, int status_pipe, char** envp) {
+  [[noreturn]] static void run_child(int channel, int status_pipe, int shared_file, char** argv, char** envp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     // A user namespace of its own (no capability over the judge's) and a PID namespace (the
     // judge cannot be named). Network and IPC are the sandbox's already (empty, private);
@@ -200,9 +478,9 @@ class Worker {
     if (worker == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::dup2(channel, kChannel) < 0) ::_exit(127);
-      ::closefrom(kChannel + 1);
-      char* argv[] = {const_cast<char*>(worker_executable()), nullptr};
-      ::execve(worker_executable(), argv, envp);
+      if (shared_file >= 0 && ::dup2(shared_file, kSharedMemoryFile) < 0) ::_exit(127);
+      ::closefrom(shared_file >= 0 ? kSharedMemoryFile + 1 : kChannel + 1);
+      ::execve(argv[0], argv, envp);
       ::_exit(127);
     }
     ::close(channel);
@@ -214,60 +492,54 @@ class Worker {
     ::_exit(0);
   }
 
-  /// The worker ended during `what`: how, in words; the failure is recorded and thrown.
-  [[noreturn]] void fail(const char* what) {
-    std::string how = "ended without answering", kind = "exited";
-    int status = 0;
-    if (status_pipe_ >= 0) {
-      ::close(channel_);
-      channel_ = -1;
-      // A worker that closed its channel but lives on gets two seconds to end, then is ended.
-      pollfd ended = {status_pipe_, POLLIN, 0};
-      if (::poll(&ended, 1, 2000) == 1 &&
-          ::read(status_pipe_, &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
-        if (WIFSIGNALED(status)) {
-          how = "was killed by " + signal_text(WTERMSIG(status));
-          kind = "crashed " + signal_text(WTERMSIG(status));
-        } else if (WIFEXITED(status)) {
-          how = "exited with code " + std::to_string(WEXITSTATUS(status));
-          if (WEXITSTATUS(status) == 127) how += " (the worker program could not be started)";
-          kind = "exited " + std::to_string(WEXITSTATUS(status));
-        }
+  // ---- the reader thread ----
+
+  /// Reads every message and hands it to its lane, until the worker has gone; then says how.
+  void read_loop() {
+    for (;;) {
+      Message message;
+      Header& header = message.header;
+      if (!read_exactly(&header, sizeof header)) break;
+      const bool is_request = header.kind == static_cast<std::uint32_t>(Kind::request);
+      if ((!is_request && header.kind != static_cast<std::uint32_t>(Kind::reply)) || header.size > kMaxMessageBytes ||
+          (!is_request && header.code > static_cast<std::uint32_t>(Status::exception))) {
+        end("broke the protocol (it sent a malformed reply)", "protocol");
+        return;
       }
+      if (const char* why = refuse_lane(header)) {
+        end(std::string("broke the protocol (") + why + ")", "protocol");
+        return;
+      }
+      message.payload.resize(static_cast<std::size_t>(header.size));
+      if (!read_exactly(&message.payload[0], message.payload.size())) break;
+      boxes_.deliver(std::move(message));
     }
-    record_failure(what, how, kind);
+    std::string kind;
+    const std::string how = how_it_ended(kind);
+    end(how, kind);
   }
 
-  [[noreturn]] void record_failure(const char* what, const std::string& how, const std::string& kind) {
-    if (channel_ >= 0) ::close(channel_);
-    channel_ = -1;
-    if (status_pipe_ >= 0) ::close(status_pipe_);
-    status_pipe_ = -1;
-    if (pid_ > 0) {
-      int ignored = 0;
-      ::kill(pid_, SIGKILL);
-      while (::waitpid(pid_, &ignored, 0) < 0 && errno == EINTR) {
-      }
-    }
-    pid_ = -1;
-    failed_ = true;
-    failure_ = std::string("it ") + how + " during " + what;
-    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = test ? std::string(test->test_suite_name()) + "." + test->name() : "(no test)";
-    course::perf::lines().push_back("worker " + name + " " + kind);
-    throw WorkerFailure("the submission's process " + how + " during " + what);
+  /// Why the worker may not use `header.lane`, or null; opens the worker's new lanes.
+  const char* refuse_lane(const Header& header) {
+    if (header.lane == 0) return "a message on no lane";
+    if (header.lane % 2 == 0)
+      return header.lane < next_judge_lane_.load() ? nullptr : "a message on a lane the judge did not open";
+    if (worker_lanes_.count(header.lane) != 0) return nullptr;
+    if (header.kind != static_cast<std::uint32_t>(Kind::request)) return "a reply on a lane it had not opened";
+    if (worker_lanes_.size() >= kMaxWorkerLanes) return "more threads calling back than the judge serves";
+    worker_lanes_.insert(header.lane);
+    std::thread([self = shared_from_this(), lane = header.lane] { self->serve_worker_lane(lane); }).detach();
+    return nullptr;
   }
-
-  bool write_exactly(const void* data, std::size_t size) { return write_fully(channel_, data, size); }
 
   bool read_exactly(void* data, std::size_t size) {
-    return read_fully(channel_, data, size, [this] { return wait_for_reply(); });
+    return read_fully(channel_, data, size, [this] { return wait_for_data(); });
   }
 
   /// Waits until the channel has data, or the worker has ended. A descendant that the
   /// worker left behind may hold the channel open (where no PID namespace ends it with the
   /// worker): the worker's end, reported on the status pipe, is what counts.
-  bool wait_for_reply() {
+  bool wait_for_data() {
     for (;;) {
       pollfd watched[2] = {{channel_, POLLIN, 0}, {status_pipe_, POLLIN, 0}};
       const int ready = ::poll(watched, 2, -1);
@@ -279,46 +551,197 @@ class Worker {
     }
   }
 
+  /// How the worker ended, in words, after its channel closed (`kind`: for the signed results).
+  std::string how_it_ended(std::string& kind) {
+    std::string how = "ended without answering";
+    kind = "exited";
+    int status = 0;
+    // A worker that closed its channel but lives on gets two seconds to end, then is ended.
+    pollfd ended = {status_pipe_, POLLIN, 0};
+    if (::poll(&ended, 1, 2000) == 1 &&
+        ::read(status_pipe_, &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
+      if (WIFSIGNALED(status)) {
+        how = "was killed by " + signal_text(WTERMSIG(status));
+        kind = "crashed " + signal_text(WTERMSIG(status));
+      } else if (WIFEXITED(status)) {
+        how = "exited with code " + std::to_string(WEXITSTATUS(status));
+        if (WEXITSTATUS(status) == 127) how += " (the worker program could not be started)";
+        kind = "exited " + std::to_string(WEXITSTATUS(status));
+      }
+    }
+    return how;
+  }
+
+  // ---- callbacks ----
+
+  /// Serves a lane the worker opened: a thread of the submission calling back.
+  void serve_worker_lane(std::uint64_t lane) {
+    t_lane = ThreadLane{id_, lane, -1};
+    Message message;
+    while (boxes_.take(lane, message)) {
+      try {
+        if (message.header.kind != static_cast<std::uint32_t>(Kind::request))
+          throw ProtocolError("a reply to a request that was not this one");
+        serve_callback(lane, message);
+      } catch (const ProtocolError& e) {
+        end(std::string("broke the protocol (") + e.what() + ")", "protocol");
+        return;
+      } catch (const WorkerFailure&) {
+        return;  // the worker has gone; the test's own thread says so
+      }
+    }
+  }
+
+  /// Runs the callback a request names and sends its reply on `lane`. What the callback throws
+  /// goes back to the worker; a malformed request throws ProtocolError.
+  void serve_callback(std::uint64_t lane, const Message& request) {
+    if (request.header.code != static_cast<std::uint32_t>(Op::callback))
+      throw ProtocolError("a request the judge does not serve");
+    Reader in(request.payload);
+    const auto id = in.get<std::uint64_t>();
+    Writer out;
+    Status status = Status::ok;
+    try {
+      if (!Callbacks::get().run(id, in, out)) throw ProtocolError("a call of a function the test did not pass, or no longer does");
+      if (!in.at_end()) throw ProtocolError("a callback's arguments longer than its parameters");
+    } catch (const ProtocolError&) {
+      throw;
+    } catch (...) {
+      out = Writer();
+      put_exception(out, std::current_exception());
+      status = Status::exception;
+    }
+    sender_->send(Header{static_cast<std::uint32_t>(Kind::reply), static_cast<std::uint32_t>(status), lane,
+                         request.header.nonce, out.bytes().size()},
+                  out.bytes());
+  }
+
+  // ---- failures ----
+
+  /// The worker has gone, or must go: the first reason given is the one reported; every
+  /// waiting thread wakes.
+  void end(const std::string& how, const std::string& kind) {
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      if (how_.empty()) {
+        how_ = how;
+        kind_ = kind;
+      }
+      // Under the lock: once stop() has begun, the process may have been reaped and its
+      // number given to another.
+      if (!stopped_ && pid_ > 0) ::kill(pid_, SIGKILL);
+    }
+    failed_ = true;
+    ended_.notify_all();
+    boxes_.close();
+  }
+
+  /// The worker ended during `what`: the failure is recorded (once) and thrown.
+  [[noreturn]] void fail(const char* what) {
+    std::unique_lock<std::mutex> lock(state_mutex_);
+    // A send that failed may come before the reader has seen the end: it says how, soon.
+    ended_.wait_for(lock, std::chrono::seconds(5), [&] { return !how_.empty() || stopping_; });
+    if (stopping_) throw WorkerFailure(std::string("the test ended during ") + what);
+    const std::string how = how_.empty() ? "ended without answering" : how_;
+    failed_ = true;
+    if (failure_.empty()) {
+      failure_ = "it " + how + " during " + what;
+      lock.unlock();
+      record_worker_event(kind_.empty() ? "exited" : kind_);
+    }
+    throw WorkerFailure("the submission's process " + how + " during " + what);
+  }
+
+  const std::uint64_t id_;
   pid_t pid_ = -1;
-  int current_device_ = -1;
   int channel_ = -1;
   int status_pipe_ = -1;
-  bool failed_ = false;
-  std::string failure_;
+  std::unique_ptr<Sender> sender_;
+  std::thread reader_;
+  Mailboxes boxes_;
+  std::atomic<std::uint64_t> next_judge_lane_{2};
+  std::set<std::uint64_t> worker_lanes_;  // the lanes the worker opened: the reader's alone
+  std::atomic<bool> failed_{false};
+  std::mutex state_mutex_;
+  std::condition_variable ended_;
+  std::string how_, kind_, failure_;
+  bool stopping_ = false, stopped_ = false;
 };
 
-Worker& worker() {
-  static Worker* one = new Worker;  // never destroyed: the listener stops it at the end
+/// The current test's connection, started at its first request.
+class Workers {
+ public:
+  std::shared_ptr<Connection> current() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!connection_) connection_ = Connection::start();
+    return connection_;
+  }
+  /// The current connection, if any, without starting one.
+  std::shared_ptr<Connection> existing() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return connection_;
+  }
+  void stop() {
+    std::shared_ptr<Connection> connection;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      connection = std::move(connection_);
+    }
+    if (connection) connection->stop();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<Connection> connection_;
+};
+
+Workers& workers() {
+  static Workers* one = new Workers;  // never destroyed: the listener stops the last worker
   return *one;
+}
+
+bool worker_failed() {
+  const std::shared_ptr<Connection> connection = workers().existing();
+  return connection && connection->failed();
 }
 
 /// The device allocations of the current worker: to tell device from host pointers for
 /// cudaMemcpyDefault, and to free nothing of a worker that has gone.
-std::map<std::uint64_t, std::uint64_t>& allocations() {
-  static auto* all = new std::map<std::uint64_t, std::uint64_t>;
-  return *all;
-}
-
-
-
-[[noreturn]] void throw_again(Reader& in) {
-  const auto kind = static_cast<ExceptionKind>(in.get<std::uint32_t>());
-  const auto code = in.get<std::int32_t>();
-  const std::string message = in.get_string();
-  switch (kind) {
-    case ExceptionKind::cuda_error: throw course::CudaError(static_cast<cudaError_t>(code), message);
-    case ExceptionKind::invalid_argument: throw std::invalid_argument(message);
-    case ExceptionKind::out_of_range: throw std::out_of_range(message);
-    case ExceptionKind::length_error: throw std::length_error(message);
-    case ExceptionKind::domain_error: throw std::domain_error(message);
-    case ExceptionKind::logic_error: throw std::logic_error(message);
-    case ExceptionKind::runtime_error: throw std::runtime_error(message);
-    case ExceptionKind::bad_alloc: throw std::bad_alloc();
-    case ExceptionKind::other_std: throw std::runtime_error(message);
-    case ExceptionKind::not_std: throw 0;  // the submission threw a non-std exception
-    case ExceptionKind::cublas_error: throw course::CublasError(static_cast<cublasStatus_t>(code), message);
+class Allocations {
+ public:
+  void add(const void* pointer, std::uint64_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sizes_[address(pointer)] = size;
   }
-  throw ProtocolError("an unknown kind of exception");
+  /// Forgets `pointer`; false when it was not a live allocation of this worker.
+  bool remove(const void* pointer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sizes_.erase(address(pointer)) != 0;
+  }
+  bool contains(const void* pointer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::uint64_t at = address(pointer);
+    auto after = sizes_.upper_bound(at);
+    if (after == sizes_.begin()) return false;
+    --after;
+    return at < after->first + std::max<std::uint64_t>(after->second, 1);
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sizes_.clear();
+  }
+  static std::uint64_t address(const void* pointer) {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::uint64_t, std::uint64_t> sizes_;
+};
+
+Allocations& allocations() {
+  static Allocations* all = new Allocations;
+  return *all;
 }
 
 /// Ends each test's worker, so that the next test starts a fresh one.
@@ -330,8 +753,9 @@ class WorkerPerTest : public ::testing::EmptyTestEventListener {
 
  private:
   static void reset() {
-    worker().stop();
+    workers().stop();
     allocations().clear();
+    Callbacks::get().clear();
   }
 };
 
@@ -345,17 +769,27 @@ const bool g_judge_ready = [] {
 
 }  // namespace
 
-void protocol_failure(const char* what, const std::string& why) { worker().fail(what, why); }
+SharedHostMemory shared_host_memory() { return SharedRegion::get().view(); }
+
+std::uint64_t add_callback(CallbackBody body) { return Callbacks::get().add(std::move(body)); }
+void remove_callback(std::uint64_t id) { Callbacks::get().remove(id); }
+
+void protocol_failure(const char* what, const std::string& why) {
+  const std::shared_ptr<Connection> connection = workers().existing();
+  if (!connection) throw WorkerFailure(std::string("the test ended during ") + what);
+  connection->fail_protocol(what, why);
+}
 
 std::string request(Op op, const std::string& arguments, const char* what) {
+  const std::shared_ptr<Connection> connection = workers().current();
   Status status = Status::ok;
-  std::string reply = worker().exchange(op, arguments, status, what);
+  std::string reply = connection->exchange(op, arguments, status, what);
   if (status == Status::exception) {
     Reader in(reply);
     try {
-      throw_again(in);
+      throw_exception(in);
     } catch (const ProtocolError& e) {
-      worker().fail(what, e.what());
+      connection->fail_protocol(what, e.what());
     }
   }
   return reply;
@@ -386,7 +820,7 @@ cudaError_t runtime_call(Op op, const Writer& arguments, const char* what) {
 /// For calls that must not throw (destructors free memory): a failed worker frees nothing.
 template <class Call>
 cudaError_t quietly(Call call) {
-  if (worker().failed()) return cudaSuccess;
+  if (worker_failed()) return cudaSuccess;
   try {
     return call();
   } catch (...) {
@@ -400,7 +834,7 @@ cudaError_t quietly(Call call) {
 /// code. Otherwise they fail the test as any call does.
 template <class Call>
 cudaError_t unwinding_safe(Call call) {
-  if (worker().failed()) return cudaSuccess;
+  if (worker_failed()) return cudaSuccess;
   if (std::uncaught_exceptions() > 0) {
     try {
       return call();
@@ -411,23 +845,21 @@ cudaError_t unwinding_safe(Call call) {
   return call();
 }
 
-/// The key of `pointer` in allocations().
-std::uint64_t address(const void* pointer) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer)); }
+bool is_device_pointer(const void* pointer) { return allocations().contains(pointer); }
 
-bool is_device_pointer(const void* pointer) {
-  const std::uint64_t at = address(pointer);
-  auto after = allocations().upper_bound(at);
-  if (after == allocations().begin()) return false;
-  --after;
-  return at < after->first + std::max<std::uint64_t>(after->second, 1);
-}
+/// The device cached for the calling thread's lane of the current worker.
+int& lane_device() { return workers().current()->lane_device(); }
 
 /// Error names and sentences, asked once per code (a dead worker cannot answer: a fallback).
 const char* error_text(Op op, cudaError_t error) {
   static auto* known = new std::map<std::pair<int, int>, std::string>;
+  static std::mutex mutex;
   const auto key = std::make_pair(static_cast<int>(op), static_cast<int>(error));
-  auto found = known->find(key);
-  if (found != known->end()) return found->second.c_str();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = known->find(key);
+    if (found != known->end()) return found->second.c_str();
+  }
   std::string text;
   try {
     Writer out;
@@ -438,11 +870,13 @@ const char* error_text(Op op, cudaError_t error) {
   } catch (...) {
     return error == cudaSuccess ? "no error" : "a CUDA error (the worker could not name it)";
   }
+  std::lock_guard<std::mutex> lock(mutex);
   return known->emplace(key, text).first->second.c_str();
 }
 
 }  // namespace
 }  // namespace remote
+
 
 // ---- the traffic windows of course_traffic.hpp -------------------------------------------------
 
@@ -471,7 +905,6 @@ void declare_remote_window_flops(double flops) {
 
 // ---- the CUDA runtime the tests call, forwarded ------------------------------------------------
 
-using course::remote::address;
 using course::remote::Op;
 using course::remote::Reader;
 using course::remote::runtime_call;
@@ -483,15 +916,13 @@ cudaError_t cudaMalloc(void** pointer, size_t size, const char*, unsigned) {
   out.put<std::uint64_t>(size);
   const cudaError_t error =
       runtime_call(Op::malloc_device, out, "cudaMalloc", [&](Reader& in) { *pointer = in.get_address<void*>(); });
-  if (error == cudaSuccess && *pointer != nullptr) course::remote::allocations()[address(*pointer)] = size;
+  if (error == cudaSuccess && *pointer != nullptr) course::remote::allocations().add(*pointer, size);
   return error;
 }
 
 cudaError_t cudaFree(void* pointer) {
   if (pointer == nullptr) return cudaSuccess;
-  const auto found = course::remote::allocations().find(address(pointer));
-  if (found == course::remote::allocations().end()) return cudaSuccess;  // a worker that has gone
-  course::remote::allocations().erase(found);
+  if (!course::remote::allocations().remove(pointer)) return cudaSuccess;  // a worker that has gone
   return course::remote::quietly([&] {
     Writer out;
     out.put_address(pointer);
@@ -583,6 +1014,25 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   });
 }
 
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  Writer out;
+  out.put_address(stream);
+  return runtime_call(Op::stream_query, out, "cudaStreamQuery");
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* pointer) {
+  if (attributes == nullptr) return cudaErrorInvalidValue;
+  Writer out;
+  out.put_address(pointer);
+  return runtime_call(Op::pointer_attributes, out, "cudaPointerGetAttributes", [&](Reader& in) {
+    *attributes = cudaPointerAttributes{};
+    attributes->type = static_cast<cudaMemoryType>(in.get<std::int32_t>());
+    attributes->device = in.get<std::int32_t>();
+    attributes->devicePointer = in.get_address<void*>();  // the worker's addresses: passed on, never read
+    attributes->hostPointer = in.get_address<void*>();
+  });
+}
+
 cudaError_t cudaDeviceSynchronize() { return runtime_call(Op::synchronize, Writer(), "cudaDeviceSynchronize"); }
 cudaError_t cudaGetLastError() { return runtime_call(Op::get_last_error, Writer(), "cudaGetLastError"); }
 cudaError_t cudaPeekAtLastError() { return runtime_call(Op::peek_last_error, Writer(), "cudaPeekAtLastError"); }
@@ -592,13 +1042,13 @@ const char* cudaGetErrorString(cudaError_t error) { return course::remote::error
 cudaError_t cudaGetDevice(int* device) {
   if (device == nullptr) return cudaErrorInvalidValue;
   return course::remote::unwinding_safe([&] {  // DeviceGuard, in destructors too
-    if (course::remote::worker().current_device() >= 0) {
-      *device = course::remote::worker().current_device();
+    if (course::remote::lane_device() >= 0) {
+      *device = course::remote::lane_device();
       return cudaSuccess;
     }
     const cudaError_t error = runtime_call(Op::get_device, Writer(), "cudaGetDevice",
                                            [&](Reader& in) { *device = in.get<std::int32_t>(); });
-    if (error == cudaSuccess) course::remote::worker().set_current_device(*device);
+    if (error == cudaSuccess) course::remote::lane_device() = *device;
     return error;
   });
 }
@@ -662,11 +1112,11 @@ cudaError_t cudaGetDeviceCount(int* count) {
 
 cudaError_t cudaSetDevice(int device) {
   return course::remote::unwinding_safe([&] {
-    if (device >= 0 && device == course::remote::worker().current_device()) return cudaSuccess;
+    if (device >= 0 && device == course::remote::lane_device()) return cudaSuccess;
     Writer out;
     out.put<std::int32_t>(device);
     const cudaError_t error = runtime_call(Op::set_device, out, "cudaSetDevice");
-    if (error == cudaSuccess) course::remote::worker().set_current_device(device);
+    if (error == cudaSuccess) course::remote::lane_device() = device;
     return error;
   });
 }
@@ -723,32 +1173,6 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
   return runtime_call(Op::memcpy_peer_async, out, "cudaMemcpyPeerAsync");
 }
 
-namespace cudasim {
-
-void reset_stats() {
-  const char* what = "reset_link_counters";
-  course::remote::read_reply(course::remote::request(Op::reset_stats, std::string(), what), what, [](Reader&) {});
-}
-
-/// The worker's link counters: at most one entry per ordered pair of the 64 devices the
-/// simulator allows.
-std::vector<LinkTraffic> link_stats() {
-  const char* what = "read_link_counters";
-  return course::remote::read_reply(course::remote::request(Op::link_stats, std::string(), what), what,
-                                    [](Reader& in) {
-                                      const auto count = in.get<std::uint64_t>();
-                                      if (count > 64 * 64) throw course::remote::ProtocolError("too many links");
-                                      std::vector<LinkTraffic> links(static_cast<std::size_t>(count));
-                                      for (LinkTraffic& link : links) {
-                                        link.source = in.get<std::int32_t>();
-                                        link.destination = in.get<std::int32_t>();
-                                        link.bytes = in.get<std::uint64_t>();
-                                      }
-                                      return links;
-                                    });
-}
-
-}  // namespace cudasim
 
 // ---- cuBLAS handles, for exercises that may call cuBLAS ------------------------------------------
 

@@ -5,6 +5,14 @@
 // file descriptor 3, which the judge set up, until the judge closes it. Nothing it says is
 // trusted: the judge reads every reply as untrusted data, and decides nothing from what this
 // process claims about itself (a pass, a time, a score).
+//
+// The main thread reads the channel and hands each request to the thread of its lane
+// (course_remote.hpp): one thread per judge thread, started at the lane's first request, so
+// that what CUDA keeps per host thread stays per thread. A thread of the submission that calls
+// one of the test's functions back (invoke_callback) opens a lane of its own.
+//
+// Page-locked host memory comes from the region the judge shares (descriptor 4, mapped at the
+// address the judge names on the command line), so that the judge can read and write it.
 #define COURSE_REMOTE_WORKER 1
 #include "course_remote.hpp"
 
@@ -14,20 +22,29 @@
 #include "remote_traffic.hpp"
 #include "cuda_check.hpp"
 #ifdef CUDASIM
+#include "remote_cudasim.hpp"
+
+#include <cudasim/host_memory.hpp>
 #include <cudasim/link_model.hpp>
 #include <cudasim/stats.hpp>
 #endif
 
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <mutex>
 #include <new>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace course {
@@ -35,19 +52,110 @@ namespace remote {
 namespace {
 
 constexpr int kChannel = 3;
+constexpr int kSharedMemoryFile = 4;
+/// The worker's exit status when it cannot map the judge's shared host memory.
+constexpr int kNoSharedMemory = 126;
 
 std::map<std::string, Handler>& handlers() {
   static std::map<std::string, Handler> all;
   return all;
 }
 
-/// A reply carries the request's nonce back: the judge accepts no reply to a request it has
-/// not sent yet (see RequestHeader).
-bool send_reply(Status status, std::uint64_t nonce, const std::string& payload) {
-  const ReplyHeader header{static_cast<std::uint32_t>(status), nonce, payload.size()};
-  std::string message(reinterpret_cast<const char*>(&header), sizeof header);
-  message += payload;  // one write per reply
-  return write_fully(kChannel, message.data(), message.size());
+Sender& sender() {
+  static Sender* one = new Sender(kChannel);
+  return *one;
+}
+
+Mailboxes& boxes() {
+  static Mailboxes* one = new Mailboxes;
+  return *one;
+}
+
+/// The lane the calling thread talks on; 0 until it has one.
+thread_local std::uint64_t t_lane = 0;
+
+// ---- the shared host memory ---------------------------------------------------------------
+
+SharedHostMemory g_shared;
+
+/// Page-locked allocations in the shared region: page-aligned, first fit.
+class SharedHostAllocator {
+ public:
+  void* allocate(std::size_t size) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t bytes = (std::max<std::size_t>(size, 1) + page - 1) / page * page;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!started_) {
+      free_[0] = g_shared.bytes;
+      started_ = true;
+    }
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second < bytes) continue;
+      const std::size_t offset = it->first, left = it->second - bytes;
+      free_.erase(it);
+      if (left > 0) free_[offset + bytes] = left;
+      used_[offset] = bytes;
+      return g_shared.base + offset;
+    }
+    return nullptr;
+  }
+  bool release(void* pointer) {
+    if (!g_shared.contains(pointer, 1)) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = used_.find(static_cast<std::size_t>(static_cast<char*>(pointer) - g_shared.base));
+    if (found == used_.end()) return false;
+    std::size_t offset = found->first, bytes = found->second;
+    used_.erase(found);
+    auto after = free_.lower_bound(offset);
+    if (after != free_.end() && offset + bytes == after->first) {  // joins the free range after it
+      bytes += after->second;
+      after = free_.erase(after);
+    }
+    if (after != free_.begin()) {
+      auto before = std::prev(after);
+      if (before->first + before->second == offset) {  // ... and the one before it
+        before->second += bytes;
+        return true;
+      }
+    }
+    free_[offset] = bytes;
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  bool started_ = false;
+  std::map<std::size_t, std::size_t> free_, used_;  // offset -> bytes
+};
+
+SharedHostAllocator& shared_allocator() {
+  static SharedHostAllocator* one = new SharedHostAllocator;
+  return *one;
+}
+
+/// Maps the region the judge shares (`--shared-host-memory ADDRESS BYTES`, descriptor 4) at
+/// its address, and makes the runtime take page-locked memory from it. Without the option,
+/// page-locked memory is the runtime's own. Exits when the region cannot be mapped there:
+/// the judge could not see the submission's host memory.
+void map_shared_host_memory(int argc, char** argv) {
+  if (argc != 4 || std::strcmp(argv[1], "--shared-host-memory") != 0) return;
+  const auto address = static_cast<std::uintptr_t>(std::strtoull(argv[2], nullptr, 0));
+  const auto bytes = static_cast<std::size_t>(std::strtoull(argv[3], nullptr, 0));
+  void* wanted = reinterpret_cast<void*>(address);
+  void* got = ::mmap(wanted, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, kSharedMemoryFile, 0);
+  ::close(kSharedMemoryFile);
+  if (got != wanted) {
+    std::fprintf(stderr, "worker: cannot map the judge's shared host memory at %p: %s\n", wanted,
+                 got == MAP_FAILED ? std::strerror(errno) : "the address is taken");
+    std::_Exit(kNoSharedMemory);
+  }
+  g_shared.base = static_cast<char*>(got);
+  g_shared.bytes = bytes;
+#ifdef CUDASIM
+  cudasim::set_pinned_allocator(cudasim::PinnedAllocator{
+      [](std::size_t size) { return shared_allocator().allocate(size); },
+      [](void* pointer) { return shared_allocator().release(pointer); }});
+#endif
 }
 
 // ---- the runtime requests: each reads its arguments and writes its results -------------------
@@ -74,6 +182,40 @@ void put_link_stats(Writer& out) {
 #else
   out.put<std::uint64_t>(0);
 #endif
+}
+
+/// The simulator's own API, as lesson 04's tests use it (remote_cudasim.hpp).
+void handle_simulator(Op op, Reader& in, Writer& out) {
+#ifdef CUDASIM
+  switch (op) {
+    case Op::sim_host_link: Marshal<cudasim::LinkModel>::put(out, cudasim::host_link()); return;  // -> link
+    case Op::sim_set_host_link: out.put<std::uint8_t>(cudasim::set_host_link(in.get_string()) ? 1 : 0); return;  // name -> known
+    case Op::sim_transfer_stats: out.put(cudasim::transfer_stats()); return;  // -> TransferStats
+    case Op::sim_kernel_stats: Marshal<std::vector<cudasim::KernelStats>>::put(out, cudasim::kernel_stats()); return;
+    case Op::sim_timeline: Marshal<std::vector<cudasim::TimelineSpan>>::put(out, cudasim::timeline()); return;
+    case Op::sim_reset_timeline: cudasim::reset_timeline(); return;
+    case Op::sim_set_host_clock: cudasim::set_host_clock(static_cast<cudasim::HostClock>(in.get<std::int32_t>())); return;
+    case Op::sim_set_model_time: cudasim::set_model_time(in.get<std::uint8_t>() != 0); return;
+    case Op::sim_host_time: out.put(cudasim::host_time_ns()); return;  // -> ns
+    case Op::sim_spend_host_time: cudasim::spend_host_time(in.get<double>()); return;  // ns
+    case Op::sim_modelled_gpu: {  // -> name, description, FP32, tensor, memory, SMs
+      const cudasim::GpuSpec& gpu = cudasim::modelled_gpu();
+      out.put_string(gpu.name);
+      out.put_string(gpu.description);
+      out.put(gpu.fp32_flops_per_s);
+      out.put(gpu.tensor_flops_per_s);
+      out.put(gpu.memory_bytes_per_s);
+      out.put<std::int32_t>(gpu.sms);
+      return;
+    }
+    default: break;
+  }
+#else
+  (void)in;
+  (void)out;
+#endif
+  throw ProtocolError("the simulator's request " + std::to_string(static_cast<std::uint32_t>(op)) +
+                      " where no simulator runs");
 }
 
 void handle_runtime(Op op, Reader& in, Writer& out) {
@@ -105,9 +247,11 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
       if (kind == cudaMemcpyHostToDevice) {
         put_error(out, copy(dst, in.get_bytes(count)));
       } else if (kind == cudaMemcpyDeviceToHost) {
-        std::string bytes(count, '\0');
-        put_error(out, copy(&bytes[0], src));
-        out.put_bytes(bytes.data(), bytes.size());
+        // The status goes first, and is known once the bytes have been copied into their place.
+        const std::size_t status_at = out.size();
+        put_error(out, cudaSuccess);
+        char* bytes = out.put_bytes_in_place(count);
+        out.put_at<std::int32_t>(status_at, copy(bytes, src));
       } else {
         put_error(out, copy(dst, src));
       }
@@ -267,7 +411,29 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
       Marshal<course::test::GlobalTraffic>::put(out, course::test::detail::close_local_traffic_window());
       return;
     case Op::declare_window_flops: course::test::detail::declare_local_window_flops(in.get<double>()); return;
-    case Op::call: break;
+    case Op::pointer_attributes: {  // pointer -> error, type, device, device pointer, host pointer
+      cudaPointerAttributes attributes{};
+      put_error(out, cudaPointerGetAttributes(&attributes, in.get_address<const void*>()));
+      out.put<std::int32_t>(attributes.type);
+      out.put<std::int32_t>(attributes.device);
+      out.put_address(attributes.devicePointer);
+      out.put_address(attributes.hostPointer);
+      return;
+    }
+    case Op::stream_query: put_error(out, cudaStreamQuery(in.get_address<cudaStream_t>())); return;  // stream -> error
+    case Op::sim_host_link:
+    case Op::sim_set_host_link:
+    case Op::sim_transfer_stats:
+    case Op::sim_kernel_stats:
+    case Op::sim_timeline:
+    case Op::sim_reset_timeline:
+    case Op::sim_set_host_clock:
+    case Op::sim_set_model_time:
+    case Op::sim_host_time:
+    case Op::sim_spend_host_time:
+    case Op::sim_modelled_gpu: handle_simulator(op, in, out); return;
+    case Op::call:
+    case Op::callback: break;
   }
   throw ProtocolError("unknown request " + std::to_string(static_cast<std::uint32_t>(op)));
 }
@@ -279,59 +445,51 @@ void handle_call(Reader& in, Writer& out) {
   found->second(in, out);
 }
 
-/// What the submission threw, as the judge will throw it again.
-std::string exception_reply(ExceptionKind kind, std::int32_t code, const std::string& message) {
-  Writer out;
-  out.put(static_cast<std::uint32_t>(kind));
-  out.put(code);
-  out.put_string(message.substr(0, kMaxStringBytes));
-  return out.bytes();
-}
-
 /// Runs one request; what it threw becomes an exception reply.
 Status run(Op op, Reader& in, Writer& out) {
   try {
     if (op == Op::call) handle_call(in, out);
     else handle_runtime(op, in, out);
     return Status::ok;
-  } catch (const course::CudaError& e) {
-    out = Writer(exception_reply(ExceptionKind::cuda_error, e.code(), e.what()));
-#ifdef COURSE_HAVE_CUBLAS
-  } catch (const course::CublasError& e) {
-    out = Writer(exception_reply(ExceptionKind::cublas_error, e.status(), e.what()));
-#endif
-  } catch (const std::invalid_argument& e) {
-    out = Writer(exception_reply(ExceptionKind::invalid_argument, 0, e.what()));
-  } catch (const std::out_of_range& e) {
-    out = Writer(exception_reply(ExceptionKind::out_of_range, 0, e.what()));
-  } catch (const std::length_error& e) {
-    out = Writer(exception_reply(ExceptionKind::length_error, 0, e.what()));
-  } catch (const std::domain_error& e) {
-    out = Writer(exception_reply(ExceptionKind::domain_error, 0, e.what()));
-  } catch (const std::logic_error& e) {
-    out = Writer(exception_reply(ExceptionKind::logic_error, 0, e.what()));
-  } catch (const std::runtime_error& e) {
-    out = Writer(exception_reply(ExceptionKind::runtime_error, 0, e.what()));
-  } catch (const std::bad_alloc& e) {
-    out = Writer(exception_reply(ExceptionKind::bad_alloc, 0, e.what()));
-  } catch (const std::exception& e) {
-    out = Writer(exception_reply(ExceptionKind::other_std, 0, e.what()));
   } catch (...) {
-    out = Writer(exception_reply(ExceptionKind::not_std, 0, "an exception that is not a std::exception"));
+    out = Writer();
+    put_exception(out, std::current_exception());
+    return Status::exception;
   }
-  return Status::exception;
 }
 
-/// One request: runs it and answers. False when the judge has gone.
-bool serve_one() {
-  RequestHeader header{};
-  if (!read_fully(kChannel, &header, sizeof header) || header.size > kMaxMessageBytes) return false;
-  std::string payload(static_cast<std::size_t>(header.size), '\0');
-  if (!read_fully(kChannel, &payload[0], payload.size())) return false;
-  Reader in(payload);
+/// Runs a request of the judge and sends the reply on its lane, with its nonce: the judge
+/// accepts no reply to a request it has not sent yet (see Header).
+void serve(const Message& request) {
+  Reader in(request.payload);
   Writer out;
-  const Status status = run(static_cast<Op>(header.op), in, out);
-  return send_reply(status, header.nonce, out.bytes());
+  const Status status = run(static_cast<Op>(request.header.code), in, out);
+  if (!sender().send(Header{static_cast<std::uint32_t>(Kind::reply), static_cast<std::uint32_t>(status),
+                            request.header.lane, request.header.nonce, out.bytes().size()},
+                     out.bytes()))
+    std::_Exit(0);  // the judge has gone
+}
+
+/// The thread of a lane the judge opened: it runs the lane's requests, in order.
+void serve_judge_lane(std::uint64_t lane) {
+  t_lane = lane;
+  Message request;
+  while (boxes().take(lane, request)) serve(request);
+}
+
+/// Reads every message of the judge and hands it to its lane, until the judge closes the
+/// channel.
+void read_channel() {
+  std::set<std::uint64_t> judge_lanes;
+  for (;;) {
+    Message message;
+    if (!read_fully(kChannel, &message.header, sizeof message.header) || message.header.size > kMaxMessageBytes) return;
+    message.payload.resize(static_cast<std::size_t>(message.header.size));
+    if (!read_fully(kChannel, &message.payload[0], message.payload.size())) return;
+    const std::uint64_t lane = message.header.lane;
+    if (lane % 2 == 0 && judge_lanes.insert(lane).second) std::thread(serve_judge_lane, lane).detach();
+    boxes().deliver(std::move(message));
+  }
 }
 
 }  // namespace
@@ -341,16 +499,36 @@ bool register_handler(const char* name, Handler handler) {
   return true;
 }
 
+std::string invoke_callback(const std::string& arguments) {
+  static std::atomic<std::uint64_t> next_lane{1}, next_nonce{1};
+  if (t_lane == 0) t_lane = next_lane.fetch_add(2);  // a thread of the submission: a lane of its own
+  const std::uint64_t nonce = next_nonce.fetch_add(1);
+  if (!sender().send(Header{static_cast<std::uint32_t>(Kind::request), static_cast<std::uint32_t>(Op::callback), t_lane,
+                            nonce, arguments.size()},
+                     arguments))
+    std::_Exit(0);  // the judge has gone
+  Message reply;
+  if (await_reply(boxes(), t_lane, nonce, serve, reply) == Awaited::closed) std::_Exit(0);
+  if (reply.header.code == static_cast<std::uint32_t>(Status::exception)) {
+    Reader in(reply.payload);
+    throw_exception(in);
+  }
+  return std::move(reply.payload);
+}
+
 }  // namespace remote
 }  // namespace course
 
-int main() {
+int main(int argc, char** argv) {
   struct stat channel {};
   if (::fstat(course::remote::kChannel, &channel) != 0 || !S_ISSOCK(channel.st_mode)) {
     std::fprintf(stderr, "this is a grader's worker process: the judge starts it (autograder/remote/)\n");
     return 2;
   }
-  while (course::remote::serve_one()) {
-  }
-  return 0;
+  course::remote::map_shared_host_memory(argc, argv);
+  course::remote::read_channel();
+  // The judge has gone: end at once, without running destructors under threads that may
+  // still be inside the submission.
+  std::fflush(nullptr);
+  std::_Exit(0);
 }

@@ -24,6 +24,7 @@ DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
+PC = "04-data-loading/01_pinned_copy.cu"
 OV = "04-data-loading/03_overlap.cu"
 PR = "04-data-loading/02_prefetch_ring.cu"
 # The reference solution seen from a submission's file: the planted submission includes it.
@@ -302,6 +303,60 @@ CASES = {
                        ("    launch_train_step(d_weights, p.device[s], config.rows, config.features, config.repeats, p.compute_stream);\n",
                         "    launch_train_step(d_weights, p.host[s], config.rows, config.features, config.repeats, p.compute_stream);\n")]},
         "expect": {"overlap": "partial"}},
+    # Finds GoogleTest's UnitTest::AddTestPartResult in its own program's symbol table and turns
+    # its first instruction into a return, through /proc/self/mem: every failure vanishes. It
+    # names nothing the allow-list refuses (the ring may read files). In one process with the
+    # tests that passed every test; the worker has no GoogleTest to patch.
+    "patch_the_judge_through_proc_self_mem": {
+        "base": "exercises", "lesson": "04-data-loading",
+        "patch": {PR: [("#include \"prefetch_ring.hpp\"\n",
+                        "#include \"prefetch_ring.hpp\"\n#include <elf.h>\n#include <cstdio>\n#include <cstring>\n"
+                        "static void silence_failures() {\n"
+                        "  std::FILE* exe = std::fopen(\"/proc/self/exe\", \"rb\");\n"
+                        "  if (!exe) return;\n"
+                        "  Elf64_Ehdr eh;\n"
+                        "  std::vector<Elf64_Shdr> sections;\n"
+                        "  if (std::fread(&eh, sizeof eh, 1, exe) == 1) {\n"
+                        "    sections.resize(eh.e_shnum);\n"
+                        "    std::fseek(exe, static_cast<long>(eh.e_shoff), SEEK_SET);\n"
+                        "    if (std::fread(sections.data(), sizeof(Elf64_Shdr), sections.size(), exe) != sections.size()) sections.clear();\n"
+                        "  }\n"
+                        "  unsigned long long self = 0, target = 0;\n"
+                        "  for (const Elf64_Shdr& symtab : sections) {\n"
+                        "    if (symtab.sh_type != SHT_SYMTAB) continue;\n"
+                        "    const Elf64_Shdr& strtab = sections[symtab.sh_link];\n"
+                        "    std::vector<char> names(strtab.sh_size + 1, 0);\n"
+                        "    std::fseek(exe, static_cast<long>(strtab.sh_offset), SEEK_SET);\n"
+                        "    if (std::fread(names.data(), 1, strtab.sh_size, exe) != strtab.sh_size) break;\n"
+                        "    std::vector<Elf64_Sym> symbols(symtab.sh_size / sizeof(Elf64_Sym));\n"
+                        "    std::fseek(exe, static_cast<long>(symtab.sh_offset), SEEK_SET);\n"
+                        "    if (std::fread(symbols.data(), sizeof(Elf64_Sym), symbols.size(), exe) != symbols.size()) break;\n"
+                        "    for (const Elf64_Sym& sym : symbols) {\n"
+                        "      const char* name = names.data() + sym.st_name;\n"
+                        "      if (std::strstr(name, \"silence_failures\")) self = sym.st_value;\n"
+                        "      if (std::strncmp(name, \"_ZN7testing8UnitTest17AddTestPartResult\", 38) == 0) target = sym.st_value;\n"
+                        "    }\n"
+                        "  }\n"
+                        "  std::fclose(exe);\n"
+                        "  if (self == 0 || target == 0) return;\n"
+                        "  const unsigned long long base = reinterpret_cast<unsigned long long>(&silence_failures) - self;\n"
+                        "  std::FILE* mem = std::fopen(\"/proc/self/mem\", \"r+b\");\n"
+                        "  if (!mem) return;\n"
+                        "  const unsigned char ret = 0xC3;\n"
+                        "  if (std::fseek(mem, static_cast<long>(base + target), SEEK_SET) == 0) std::fwrite(&ret, 1, 1, mem);\n"
+                        "  std::fclose(mem);\n"
+                        "}\n"),
+                       ("PrefetchRing::PrefetchRing(RingConfig config) : state_(new State) {\n",
+                        "PrefetchRing::PrefetchRing(RingConfig config) : state_(new State) {\n  silence_failures();\n")]},
+        "expect": {"prefetch_ring": "zero"}},
+    # the pinned upload waits for its copy: the right bytes arrive, but the host gains nothing
+    # (judged on the modelled clock, which the split into judge and worker does not slow)
+    "pinned_upload_waits": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PC: [("  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n",
+                        "  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n"
+                        "  CUDA_CHECK(cudaStreamSynchronize(stream));\n")]},
+        "expect": {"pinned_copy": "partial"}},
     # the workers take turns: each holds the ring's lock while it reads, so reads never overlap
     # (every batch still arrives, in order, bounded by the slots)
     "serial_prefetch_workers": {

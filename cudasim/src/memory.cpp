@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "cudasim/host_memory.hpp"
 #include "internal.hpp"
 
 namespace cudasim::detail {
@@ -256,6 +257,8 @@ void forget_pool_allocations(int device) {
 /// Page-locked host buffers from cudaMallocHost/cudaHostAlloc/cudaHostRegister.
 std::mutex pinned_mutex;
 std::map<std::uintptr_t, std::size_t> pinned;
+/// Where cudaHostAlloc takes its memory (cudasim/host_memory.hpp); guarded by pinned_mutex.
+cudasim::PinnedAllocator pinned_allocator;
 
 const char* space_name(bool device) { return device ? "device" : "host"; }
 
@@ -695,7 +698,11 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned) {
   if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
   const std::size_t page = page_size();
   const std::size_t bytes = (std::max<std::size_t>(size, 1) + page - 1) / page * page;
-  void* p = std::aligned_alloc(page, bytes);
+  void* p = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(pinned_mutex);
+    p = pinned_allocator.allocate ? pinned_allocator.allocate(bytes) : std::aligned_alloc(page, bytes);
+  }
   if (p == nullptr) return record_error(cudaErrorMemoryAllocation);
   fill_fresh(p, bytes);  // page-locked memory is not defined to be zero either
   std::lock_guard<std::mutex> lock(pinned_mutex);
@@ -713,9 +720,15 @@ cudaError_t cudaFreeHost(void* ptr) {
       report("cudaFreeHost(%p): not a pointer from cudaMallocHost/cudaHostAlloc", ptr);
       return record_error(cudaErrorInvalidValue);
     }
+    if (pinned_allocator.release && pinned_allocator.release(ptr)) return cudaSuccess;
   }
   std::free(ptr);
   return cudaSuccess;
+}
+
+void cudasim::set_pinned_allocator(PinnedAllocator allocator) {
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  pinned_allocator = allocator;
 }
 
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned) {

@@ -8,10 +8,16 @@
 #include "course_remote.hpp"
 
 #include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
 #include <string>
 
 int remote_probe(int x);
 COURSE_REMOTE_FUNCTION(int, remote_probe, (int x), (x))
+void remote_call_back(const std::function<void(int)>& f, int x);
+COURSE_REMOTE_FUNCTION(void, remote_call_back, (const std::function<void(int)>& f, int x), (f, x))
 
 namespace {
 
@@ -93,3 +99,59 @@ TEST(JudgeSurvives, LaterRequestsOfAFailedTestFailAtOnce) {
 }
 
 TEST(JudgeSurvives, TheNextTestGetsAFreshWorker) { EXPECT_EQ(remote_probe(1), 2); }
+
+TEST(JudgeSurvives, ACallbackTheTestNeverPassedIsRefused) {
+  EXPECT_NE(failure_under("unknown_callback").find("a call of a function the test did not pass"), std::string::npos)
+      << failure_under("unknown_callback");
+}
+
+TEST(JudgeSurvives, ALaneTheJudgeDidNotOpenIsRefused) {
+  EXPECT_NE(failure_under("foreign_lane").find("a lane the judge did not open"), std::string::npos)
+      << failure_under("foreign_lane");
+}
+
+TEST(JudgeSurvives, TheTestsFunctionsAreCalledBackOnEitherLane) {
+  ::setenv("HOSTILE_MODE", "honest", 1);
+  std::mutex mutex;
+  std::vector<std::pair<int, bool>> calls;  // argument, on the test's own thread
+  const std::thread::id test_thread = std::this_thread::get_id();
+  remote_call_back([&](int x) {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.emplace_back(x, std::this_thread::get_id() == test_thread);
+  }, 41);
+  // On the request's lane, the waiting test thread runs it; on a lane the worker opened, a
+  // thread of the judge does.
+  EXPECT_EQ(calls, (std::vector<std::pair<int, bool>>{{41, true}, {42, false}}));
+}
+
+TEST(JudgeSurvives, WhatTheTestsFunctionThrowsReachesTheTest) {
+  ::setenv("HOSTILE_MODE", "honest", 1);
+  try {
+    remote_call_back([](int x) { throw std::out_of_range("no batch " + std::to_string(x)); }, 7);
+    ADD_FAILURE() << "the exception was lost on the way";
+  } catch (const std::out_of_range& e) {
+    EXPECT_EQ(std::string(e.what()), "no batch 7");
+  }
+}
+
+TEST(JudgeSurvives, MoreCallingThreadsThanTheJudgeServesAreRefused) {
+  ::setenv("HOSTILE_MODE", "many_lanes", 1);
+  std::string what = "(no failure)";
+  try {
+    remote_call_back([](int) {}, 0);
+  } catch (const course::remote::WorkerFailure& e) {
+    what = e.what();
+  }
+  ::setenv("HOSTILE_MODE", "honest", 1);
+  EXPECT_NE(what.find("more threads calling back than the judge serves"), std::string::npos) << what;
+}
+
+TEST(JudgeSurvives, AReplyOpeningALaneIsRefused) {
+  EXPECT_NE(failure_under("reply_on_own_lane").find("a reply on a lane it had not opened"), std::string::npos)
+      << failure_under("reply_on_own_lane");
+}
+
+TEST(JudgeSurvives, ARequestOtherThanACallbackIsRefused) {
+  EXPECT_NE(failure_under("judge_request").find("a request the judge does not serve"), std::string::npos)
+      << failure_under("judge_request");
+}

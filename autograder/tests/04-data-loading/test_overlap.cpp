@@ -119,37 +119,13 @@ TEST(Overlap, NeverOverwritesASlotStillInUse) {
 
 #ifdef CUDASIM
 
-namespace {
-
-/// The simulator's modelled clock with host code free (cudasim/timeline.hpp): every time below
-/// is the GPU's schedule the loop built, exact and the same on any machine.
-struct ModelledSchedule {
-  ModelledSchedule() {
-    cudasim::set_host_clock(cudasim::HostClock::kFree);
-    cudasim::set_model_time(true);
-  }
-  ~ModelledSchedule() {
-    cudasim::set_model_time(false);
-    cudasim::set_host_clock(cudasim::HostClock::kWall);
-  }
-};
-
-/// The modelled time of `work`, from the calling thread's clock.
-double modelled_ns(const std::function<void()>& work) {
-  const double t0 = cudasim::host_time_ns();
-  work();
-  return cudasim::host_time_ns() - t0;
-}
-
-}  // namespace
-
 TEST(Overlap, RunsAtTheRateOfItsSlowestStageOnTheModelledTimeline) {
   // Three pipelines, each with another slowest stage: the source (reading and decoding,
   // modelled as host time), the copy over the modelled PCIe link, the training step. A loop
   // that overlaps all three runs at about the slowest one's rate: N batches take N times the
   // slowest stage plus one pass through the others (filling and draining the pipeline). One
   // that waits for the copy before training, or for the step before copying, pays the sum.
-  ModelledSchedule schedule;
+  ct::ModelledClock clock;
   struct Case {
     const char* slowest;
     TrainConfig config;
@@ -166,7 +142,7 @@ TEST(Overlap, RunsAtTheRateOfItsSlowestStageOnTheModelledTimeline) {
     const double source = k.source_per_copy * copy;
     std::vector<float> batch(static_cast<std::size_t>(c.rows) * c.features, 0.5f);
     ct::DeviceBuffer<float> x(batch), w(std::vector<float>(c.features, 1.0f));
-    const double step = modelled_ns([&] {
+    const double step = ct::ModelledClock::elapsed_ns([&] {
       launch_train_step(w.get(), x.get(), c.rows, c.features, c.repeats, 0);
       CUDA_CHECK(cudaDeviceSynchronize());
     });
@@ -178,10 +154,10 @@ TEST(Overlap, RunsAtTheRateOfItsSlowestStageOnTheModelledTimeline) {
     double sync = 0, over = 0;
     const std::string outcome = run_with_deadline(120s, [&] {
       // The loops run on this thread's clock: the deadline's thread starts where this one is.
-      sync = modelled_ns([&] { train_synchronous(c, modelled_source, a.get()); });
+      sync = ct::ModelledClock::elapsed_ns([&] { train_synchronous(c, modelled_source, a.get()); });
       cudasim::reset_timeline();
       cudasim::reset_stats();
-      over = modelled_ns([&] { train_overlapped(c, modelled_source, o.get(), 2); });
+      over = ct::ModelledClock::elapsed_ns([&] { train_overlapped(c, modelled_source, o.get(), 2); });
     });
     ASSERT_EQ(outcome, "") << k.slowest;
     ASSERT_TRUE(ct::all_close(a.download(), o.download(), 0.0, 0.0)) << "overlapped weights differ from the baseline";
