@@ -5,6 +5,7 @@ shared build folder for all cases (only the exercise files change between them).
 Run:  python3 -m unittest discover -s autograder/submissions -p 'test_*.py'
       (or: ctest -L grader, or ./course selftest)"""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -74,8 +75,20 @@ def _defined_symbols(executable):
 
 
 # The simulator's functions that the judge defines itself, each a request to the worker
-# (autograder/remote/judge_runtime.cpp): ranks.hpp's link counters.
-JUDGE_FORWARDERS = {"cudasim::reset_stats()", "cudasim::link_stats()"}
+# (autograder/remote/judge_cudasim.cpp): ranks.hpp's link counters, and what lesson 04's tests
+# read of the copies, the link and the modelled clock. The judge may also hold the inline
+# members of the plain structures they return, and the forwarders' own local statics.
+JUDGE_FORWARDERS = {"reset_stats", "link_stats", "host_link", "set_host_link", "transfer_stats", "kernel_stats",
+                    "timeline", "reset_timeline", "set_host_clock", "set_model_time", "host_time_ns",
+                    "spend_host_time", "modelled_gpu"}
+FORWARDED_STRUCTURES = {"TimelineSpan", "KernelStats", "LinkModel", "LinkTraffic", "TransferStats", "GpuSpec"}
+
+
+def is_judge_forwarder(symbol):
+    """Whether ``symbol`` (demangled) is one of the judge's forwarders or belongs to one."""
+    match = re.match(r"cudasim::(\w+)(\(|::)", symbol)
+    return bool(match) and (match.group(1) in JUDGE_FORWARDERS
+                            or (match.group(1) in FORWARDED_STRUCTURES and match.group(2) == "::"))
 
 
 def assert_judged_outside_the_submission(self, lesson, name, kernel):
@@ -86,7 +99,7 @@ def assert_judged_outside_the_submission(self, lesson, name, kernel):
     worker = _defined_symbols(os.path.join(folder, name + "_worker"))
     self.assertTrue(any(kernel in s for s in worker), "the worker lacks the submission's kernel")
     self.assertFalse([s for s in judge if kernel in s], "the judge contains the submission's kernel")
-    simulator = [s for s in judge if s.startswith("cudasim::") and s not in JUDGE_FORWARDERS]
+    simulator = [s for s in judge if s.startswith("cudasim::") and not is_judge_forwarder(s)]
     self.assertFalse(simulator, "the judge links the simulator")
     self.assertTrue(any(s.startswith("testing::") for s in judge), "the judge lacks GoogleTest")
     self.assertFalse([s for s in worker if s.startswith("testing::")], "the worker links GoogleTest")
@@ -111,6 +124,8 @@ def _make_test(case_name):
         if case_name == "unsharded_data_parallel_step":  # lesson 05: groups and buffers cross as views
             self.assert_judged_outside_the_submission("05-parallelism-nvlink", "data_parallel_step",
                                                       "hidden_forward_kernel")
+        if case_name == "patch_the_judge_through_proc_self_mem":  # lesson 04: objects and callbacks cross
+            self.assert_judged_outside_the_submission("04-data-loading", "prefetch_ring", "worker_loop")
         if case_name == "forbidden_library":
             g = [g for g in report.exercises if g.name == "vector_add"][0]
             self.assertIn("cublasCreate", g.feedback)
