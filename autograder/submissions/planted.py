@@ -72,14 +72,12 @@ CASES = {
                    "expect": {"vector_add": "zero"}},
     "zeros_output": {"base": "solutions", "patch": {VA: [(GOOD_BODY, "    c[i] = 0.0f;\n")]},
                      "expect": {"vector_add": "zero"}},
-    # prints a complete fake GoogleTest success and ends the program before the real tests
+    # prints a complete fake GoogleTest success from the launcher (printed output counts for nothing)
     "fake_passed": {"base": "exercises",
-                    "patch": {VA: [("#include \"vector_add.hpp\"\n",
-                                    "#include \"vector_add.hpp\"\n#include <cstdio>\n#include <cstdlib>\n"
-                                    "static int fake = [] {\n"
+                    "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"),
+                                   (PLACEHOLDER_VA, PLACEHOLDER_VA +
                                     "  std::printf(\"[==========] 4 tests from 1 test suite ran.\\n"
-                                    "[  PASSED  ] 4 tests.\\n\");\n"
-                                    "  std::exit(0);\n  return 0;\n}();\n")]},
+                                    "[  PASSED  ] 4 tests.\\n\");\n  std::fflush(stdout);\n")]},
                     "expect": {"vector_add": "zero"}},
     "exit0_in_launcher": {"base": "solutions",
                           "patch": {VA: [("#include \"vector_add.hpp\"\n", "#include \"vector_add.hpp\"\n#include <cstdlib>\n"),
@@ -111,35 +109,37 @@ CASES = {
     # ---- attacks on the grader itself (issue 14): each is refused before the program runs ----
     # GoogleTest's own fake reporter swallows every failed assertion of the tests.
     "fake_test_reporter": {"base": "exercises",
-                           "patch": {VA: [(INC_VA, INC_VA + "#include <gtest/gtest-spi.h>\n"
-                                           "static ::testing::TestPartResultArray swallowed;\n"
-                                           "static ::testing::ScopedFakeTestPartResultReporter fake(\n"
-                                           "    ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, "
+                           "patch": {VA: [(INC_VA, INC_VA + "#include <gtest/gtest-spi.h>\n"),
+                                          (PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                           "  static ::testing::TestPartResultArray swallowed;\n"
+                                           "  static ::testing::ScopedFakeTestPartResultReporter fake(\n"
+                                           "      ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, "
                                            "&swallowed);\n")]},
                            "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
-    # A constructor in a section that sorts before the listener's, to run first.
+    # A constructor in a section that sorts before the listener's, to run first: from inside a
+    # function, as a static local placed in that section.
     "early_constructor_section": {"base": "exercises",
-                                  "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"
-                                                  "static void early() { std::printf(\"first\\n\"); }\n"
-                                                  "__attribute__((section(\".init_array.a.50\"), used)) "
-                                                  "static void (*early_ptr)() = early;\n")]},
+                                  "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"),
+                                                 (PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                                  "  __attribute__((section(\".init_array.a.50\"), used)) "
+                                                  "static void (*early_ptr)() = +[] { std::printf(\"first\\n\"); };\n")]},
                                   "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
-    # A strong definition of the harness's comparison that accepts anything.
+    # A definition in the harness's namespace, made by assembly inside a function (a region cannot
+    # reach namespace scope, so no C++ definition can).
     "harness_override": {"base": "exercises",
-                         "patch": {VA: [(INC_VA, INC_VA + "#include \"course_test.hpp\"\n"
-                                         "namespace course { namespace test { namespace detail {\n"
-                                         "template <> ::testing::AssertionResult compare<double, float>(\n"
-                                         "    const std::vector<double>&, const std::vector<float>&, double, double,\n"
-                                         "    const std::function<std::string(std::size_t)>&) {\n"
-                                         "  return ::testing::AssertionSuccess();\n}\n}}}\n")]},
+                         "patch": {VA: [(PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                         "  __asm__(\".pushsection .text\\n.globl _ZN6course4test6detail8acceptedEv\\n"
+                                         "_ZN6course4test6detail8acceptedEv:\\nret\\n.popsection\");\n")]},
                          "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
-    # The reference build's rewritten copy of the solution, by its absolute path.
+    # The reference build's rewritten copy of the solution, by its absolute path, with the rest of
+    # the file in #if 0: the #if is outside the regions, so the given code stays and clashes with
+    # the included copy; the compiler's messages about the copy are not shown.
     "include_reference_build": {"base": "exercises",
                                 "patch": {VA: [(INC_VA, '#include "{REFERENCE_BUILD}/lessons/00-gpu-vs-cpu/'
                                                 'cudasim_rewritten/submission_00_vector_add/01_vector_add.cu.cpp"\n'
                                                 '#if 0\n'), ("  CUDA_CHECK_LAUNCH();\n}\n",
                                                               "  CUDA_CHECK_LAUNCH();\n}\n#endif\n")]},
-                                "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden include"}},
+                                "expect": {"vector_add": "zero"}, "status": {"vector_add": "compile error"}},
     # The same file included with a clash, so that the compiler quotes its lines in an error.
     "quote_the_reference_in_an_error": {
         "base": "exercises",
@@ -172,21 +172,23 @@ CASES = {
     # A file pulled into the object at assembly time (.incbin), the keyword built by token
     # pasting so that no plain text search of the source finds it.
     "incbin_through_a_macro": {"base": "exercises",
-                               "patch": {VA: [(INC_VA, INC_VA + "#define GLUE(a, b) a##b\n"
-                                               "GLUE(__as, m__)(\".pushsection .rodata\\n.incbin \\\"/etc/hostname\\\"\\n"
+                               "patch": {VA: [(PLACEHOLDER_VA, PLACEHOLDER_VA + "#define GLUE(a, b) a##b\n"
+                                               "  GLUE(__as, m__)(\".pushsection .rodata\\n.incbin \\\"/etc/hostname\\\"\\n"
                                                ".popsection\");\n")]},
                                "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # A function of namespace std with a body of the submission's choosing (the linker keeps
-    # one copy of an inline function, possibly this one, for the test program too).
+    # one copy of a weak definition, possibly this one, for the program too), made by assembly.
     "reopen_namespace_std": {"base": "exercises",
-                             "patch": {VA: [(INC_VA, INC_VA + "#include <cmath>\n#define STD std\n"
-                                             "namespace STD { inline bool all_finite(const float*, int) { return true; } }\n")]},
+                             "patch": {VA: [(PLACEHOLDER_VA, PLACEHOLDER_VA +
+                                             "  __asm__(\".pushsection .text\\n.weak _ZSt10all_finitePKfi\\n"
+                                             "_ZSt10all_finitePKfi:\\nmov $1, %eax\\nret\\n.popsection\");\n")]},
                              "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
-    # The simulator's counting hook replaced: every load and store uncounted (forged traffic).
+    # The simulator's counting hook replaced (by assembly): every load and store uncounted.
     "replace_counting_hook": {"base": "solutions",
-                              "patch": {VA: [(INC_VA, INC_VA + "#include <cstdint>\n"
-                                              "extern \"C\" void __sanitizer_cov_load4(std::uint32_t*) {}\n"
-                                              "extern \"C\" void __sanitizer_cov_store4(std::uint32_t*) {}\n")]},
+                              "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n"
+                                              "  __asm__(\".pushsection .text\\n.globl __sanitizer_cov_load4\\n"
+                                              "__sanitizer_cov_load4:\\nret\\n.globl __sanitizer_cov_store4\\n"
+                                              "__sanitizer_cov_store4:\\nret\\n.popsection\");\n")]},
                               "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # Behaving differently when the grader measures performance.
     "read_the_environment": {"base": "solutions",
@@ -194,11 +196,12 @@ CASES = {
                                             ("  if (n == 0) return;\n",
                                              "  if (n == 0) return;\n  if (std::getenv(\"COURSE_PERF\")) return;\n")]},
                              "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
-    # Code run before main by a global object's constructor.
+    # Code run before main by a global object's constructor, written outside the regions: the
+    # grader builds the regions into the file as handed out, so it is simply not there.
     "global_constructor": {"base": "solutions",
                            "patch": {VA: [(INC_VA, INC_VA + "#include <cstdio>\n"
                                            "static int announced = std::printf(\"loaded\\n\");\n")]},
-                           "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+                           "expect": {}},
     "forbidden_library": {"base": "solutions",
                           "patch": {VA: [("#include \"vector_add.hpp\"\n",
                                           "#include \"vector_add.hpp\"\n#include <cublas_v2.h>\n"),
@@ -234,14 +237,6 @@ CASES = {
                         "    const float ak = powf(a, static_cast<float>(k));\n"
                         "    v = ak * v + (a == 1.0f ? b * k : b * (1.0f - ak) / (1.0f - a));\n")]},
         "expect": {"tunable_intensity": "partial"}},
-    # the "fused" launcher runs the chain eagerly, one kernel per step: right values, k launches
-    # and k times the bytes
-    "unfused_chain": {
-        "base": "solutions", "lesson": "02-roofline",
-        "patch": {FU: [("  fused_chain_kernel<<<blocks_for(n), kThreads>>>(chain, reads_residual(chain), x, r, y, n);\n"
-                        "  CUDA_CHECK_LAUNCH();\n}\n",
-                        "  launch_eager_chain(chain, x, r, y, n);\n}\n")]},
-        "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
     # one kernel, but every step goes through memory: y is stored and loaded again at each step
     "fused_through_memory": {
         "base": "solutions", "lesson": "02-roofline",
@@ -251,32 +246,6 @@ CASES = {
                         "      y[i] = apply_step(chain.steps[s], y[i], reads_r ? r[i] : 0.0f);\n"
                         "    }\n"
                         "    v = y[i];\n")]},
-        "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
-    # the chain computed on the CPU and copied in, then one kernel that copies the result to y:
-    # for chains without a residual step the kernel counters are the fused kernel's (one
-    # launch, 4 bytes loaded and 4 stored per element); the host copies give it away
-    "fusion_on_the_host": {
-        "base": "solutions", "lesson": "02-roofline",
-        "patch": {FU: [("#include <algorithm>\n", "#include <algorithm>\n#include <vector>\n"),
-                       ("  fused_chain_kernel<<<blocks_for(n), kThreads>>>(chain, reads_residual(chain), x, r, y, n);\n"
-                        "  CUDA_CHECK_LAUNCH();\n}\n",
-                        "  std::vector<float> hx(n), hr(n);\n"
-                        "  CUDA_CHECK(cudaMemcpy(hx.data(), x, sizeof(float) * n, cudaMemcpyDeviceToHost));\n"
-                        "  if (reads_residual(chain)) CUDA_CHECK(cudaMemcpy(hr.data(), r, sizeof(float) * n, cudaMemcpyDeviceToHost));\n"
-                        "  for (int i = 0; i < n; ++i)\n"
-                        "    for (int s = 0; s < chain.count; ++s) {\n"
-                        "      const Step& st = chain.steps[s];\n"
-                        "      hx[i] = st.kind == StepKind::scale ? hx[i] * st.value : st.kind == StepKind::shift ? hx[i] + st.value\n"
-                        "            : st.kind == StepKind::relu ? (hx[i] > 0.0f ? hx[i] : 0.0f) : hx[i] + hr[i];\n"
-                        "    }\n"
-                        "  float* done = nullptr;\n"
-                        "  CUDA_CHECK(cudaMalloc(&done, sizeof(float) * n));\n"
-                        "  CUDA_CHECK(cudaMemcpy(done, hx.data(), sizeof(float) * n, cudaMemcpyHostToDevice));\n"
-                        "  Chain copy;  // the empty chain: y = done\n"
-                        "  fused_chain_kernel<<<blocks_for(n), kThreads>>>(copy, false, done, r, y, n);\n"
-                        "  CUDA_CHECK_LAUNCH();\n"
-                        "  CUDA_CHECK(cudaDeviceSynchronize());\n"
-                        "  CUDA_CHECK(cudaFree(done));\n}\n")]},
         "expect": {"fusion": "partial"}, "performance": {"fusion": "zero"}},
     # every thread adds its partial sum into the result with its own atomic
     "atomic_per_thread_dot_product": {
@@ -305,49 +274,47 @@ CASES = {
         "expect": {"overlap": "partial"}},
     # Finds GoogleTest's UnitTest::AddTestPartResult in its own program's symbol table and turns
     # its first instruction into a return, through /proc/self/mem: every failure vanishes. It
-    # names nothing the allow-list refuses (the ring may read files). In one process with the
-    # tests that passed every test; the worker has no GoogleTest to patch.
+    # names nothing the allow-list refuses (the ring may read files), from inside next(). In one
+    # process with the tests (1ba4b45) the skeleton with this scored 25/25; the worker has no
+    # GoogleTest to patch.
     "patch_the_judge_through_proc_self_mem": {
         "base": "exercises", "lesson": "04-data-loading",
         "patch": {PR: [("#include \"prefetch_ring.hpp\"\n",
-                        "#include \"prefetch_ring.hpp\"\n#include <elf.h>\n#include <cstdio>\n#include <cstring>\n"
-                        "static void silence_failures() {\n"
-                        "  std::FILE* exe = std::fopen(\"/proc/self/exe\", \"rb\");\n"
-                        "  if (!exe) return;\n"
-                        "  Elf64_Ehdr eh;\n"
-                        "  std::vector<Elf64_Shdr> sections;\n"
-                        "  if (std::fread(&eh, sizeof eh, 1, exe) == 1) {\n"
-                        "    sections.resize(eh.e_shnum);\n"
-                        "    std::fseek(exe, static_cast<long>(eh.e_shoff), SEEK_SET);\n"
-                        "    if (std::fread(sections.data(), sizeof(Elf64_Shdr), sections.size(), exe) != sections.size()) sections.clear();\n"
-                        "  }\n"
-                        "  unsigned long long self = 0, target = 0;\n"
-                        "  for (const Elf64_Shdr& symtab : sections) {\n"
-                        "    if (symtab.sh_type != SHT_SYMTAB) continue;\n"
-                        "    const Elf64_Shdr& strtab = sections[symtab.sh_link];\n"
-                        "    std::vector<char> names(strtab.sh_size + 1, 0);\n"
-                        "    std::fseek(exe, static_cast<long>(strtab.sh_offset), SEEK_SET);\n"
-                        "    if (std::fread(names.data(), 1, strtab.sh_size, exe) != strtab.sh_size) break;\n"
-                        "    std::vector<Elf64_Sym> symbols(symtab.sh_size / sizeof(Elf64_Sym));\n"
-                        "    std::fseek(exe, static_cast<long>(symtab.sh_offset), SEEK_SET);\n"
-                        "    if (std::fread(symbols.data(), sizeof(Elf64_Sym), symbols.size(), exe) != symbols.size()) break;\n"
-                        "    for (const Elf64_Sym& sym : symbols) {\n"
-                        "      const char* name = names.data() + sym.st_name;\n"
-                        "      if (std::strstr(name, \"silence_failures\")) self = sym.st_value;\n"
-                        "      if (std::strncmp(name, \"_ZN7testing8UnitTest17AddTestPartResult\", 38) == 0) target = sym.st_value;\n"
+                        "#include \"prefetch_ring.hpp\"\n#include <elf.h>\n#include <cstdio>\n#include <cstring>\n"),
+                       ("  // TODO(student): the next batch in order, once it is Ready; rethrow its read error; false when\n",
+                        "  // TODO(student): the next batch in order, once it is Ready; rethrow its read error; false when\n"
+                        "  {  // an attack, not a ring\n"
+                        "    std::FILE* exe = std::fopen(\"/proc/self/exe\", \"rb\");\n"
+                        "    Elf64_Ehdr eh{};\n"
+                        "    std::vector<Elf64_Shdr> sections;\n"
+                        "    if (exe && std::fread(&eh, sizeof eh, 1, exe) == 1) {\n"
+                        "      sections.resize(eh.e_shnum);\n"
+                        "      std::fseek(exe, static_cast<long>(eh.e_shoff), SEEK_SET);\n"
+                        "      if (std::fread(sections.data(), sizeof(Elf64_Shdr), sections.size(), exe) != sections.size()) sections.clear();\n"
                         "    }\n"
-                        "  }\n"
-                        "  std::fclose(exe);\n"
-                        "  if (self == 0 || target == 0) return;\n"
-                        "  const unsigned long long base = reinterpret_cast<unsigned long long>(&silence_failures) - self;\n"
-                        "  std::FILE* mem = std::fopen(\"/proc/self/mem\", \"r+b\");\n"
-                        "  if (!mem) return;\n"
-                        "  const unsigned char ret = 0xC3;\n"
-                        "  if (std::fseek(mem, static_cast<long>(base + target), SEEK_SET) == 0) std::fwrite(&ret, 1, 1, mem);\n"
-                        "  std::fclose(mem);\n"
-                        "}\n"),
-                       ("PrefetchRing::PrefetchRing(RingConfig config) : state_(new State) {\n",
-                        "PrefetchRing::PrefetchRing(RingConfig config) : state_(new State) {\n  silence_failures();\n")]},
+                        "    unsigned long long self = 0, target = 0;\n"
+                        "    for (const Elf64_Shdr& symtab : sections) {\n"
+                        "      if (symtab.sh_type != SHT_SYMTAB) continue;\n"
+                        "      const Elf64_Shdr& strtab = sections[symtab.sh_link];\n"
+                        "      std::vector<char> names(strtab.sh_size + 1, 0);\n"
+                        "      std::fseek(exe, static_cast<long>(strtab.sh_offset), SEEK_SET);\n"
+                        "      if (std::fread(names.data(), 1, strtab.sh_size, exe) != strtab.sh_size) break;\n"
+                        "      std::vector<Elf64_Sym> symbols(symtab.sh_size / sizeof(Elf64_Sym));\n"
+                        "      std::fseek(exe, static_cast<long>(symtab.sh_offset), SEEK_SET);\n"
+                        "      if (std::fread(symbols.data(), sizeof(Elf64_Sym), symbols.size(), exe) != symbols.size()) break;\n"
+                        "      for (const Elf64_Sym& sym : symbols) {\n"
+                        "        const char* name = names.data() + sym.st_name;\n"
+                        "        if (std::strstr(name, \"7dataset4scan\")) self = sym.st_value;\n"
+                        "        if (std::strncmp(name, \"_ZN7testing8UnitTest17AddTestPartResult\", 38) == 0) target = sym.st_value;\n"
+                        "      }\n"
+                        "    }\n"
+                        "    if (exe) std::fclose(exe);\n"
+                        "    const auto scan_at = reinterpret_cast<unsigned long long>(&dataset::scan);\n"
+                        "    std::FILE* mem = self && target ? std::fopen(\"/proc/self/mem\", \"r+b\") : nullptr;\n"
+                        "    const unsigned char ret = 0xC3;\n"
+                        "    if (mem && std::fseek(mem, static_cast<long>(scan_at - self + target), SEEK_SET) == 0) std::fwrite(&ret, 1, 1, mem);\n"
+                        "    if (mem) std::fclose(mem);\n"
+                        "  }\n")]},
         "expect": {"prefetch_ring": "zero"}},
     # the pinned upload waits for its copy: the right bytes arrive, but the host gains nothing
     # (judged on the modelled clock, which the split into judge and worker does not slow)
@@ -357,6 +324,23 @@ CASES = {
                         "  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n"
                         "  CUDA_CHECK(cudaStreamSynchronize(stream));\n")]},
         "expect": {"pinned_copy": "partial"}},
+    # The given training step made to do nothing, outside the regions, with the loop left as
+    # handed out: on 1ba4b45 the untouched overlap skeleton scored 5/20 so (the baseline it is
+    # compared with did nothing either). The grader builds the regions into the file as handed
+    # out, so the given kernel is the course's.
+    "tamper_with_given_training_step": {
+        "base": "exercises", "lesson": "04-data-loading",
+        "patch": {OV: [("  if (f >= features) return;\n", "  if (f >= 0) return;\n")]},
+        "expect": {"overlap": "zero"}},
+    # A region that opens a #if which the next one closes, swallowing the given code between them
+    # (here the ring's constructor): refused before it is built.
+    "swallow_given_code_between_regions": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PR: [("    batch_ready.notify_all();\n  }\n  // END YOUR CODE\n",
+                        "    batch_ready.notify_all();\n  }\n#if 0\n  // END YOUR CODE\n"),
+                       ("  // BEGIN YOUR CODE\n  {\n    std::lock_guard<std::mutex> lock(s.mutex);\n    s.stopping = true;\n",
+                        "  // BEGIN YOUR CODE\n#endif\n  {\n    std::lock_guard<std::mutex> lock(s.mutex);\n    s.stopping = true;\n")]},
+        "expect": {"prefetch_ring": "zero"}, "status": {"prefetch_ring": "regions changed"}},
     # the workers take turns: each holds the ring's lock while it reads, so reads never overlap
     # (every batch still arrives, in order, bounded by the slots)
     "serial_prefetch_workers": {
@@ -367,29 +351,23 @@ CASES = {
     # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
     "unsharded_data_parallel_step": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",
-        "patch": {DPS: [("gradient_work_floats(shape, batch / n + 1)", "gradient_work_floats(shape, batch)"),
+        "patch": {DPS: [("  // BEGIN YOUR CODE\n  for (int step = 0; step < steps; ++step) {\n",
+                         "  // BEGIN YOUR CODE\n  course::SymmetricBuffer<float> whole(group, gradient_work_floats(shape, batch));\n"
+                         "  for (int step = 0; step < steps; ++step) {\n"),
                         ("      mlp_gradient(group, r, shape, params.on(r), x.on(r) + shard.begin * shape.inputs,\n"
                          "                   t.on(r) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n"
                          "                   1.0f / static_cast<float>(batch), grad.on(r), work.on(r));\n",
                          "      (void)shard;\n"
                          "      mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), batch,\n"
-                         "                   1.0f / static_cast<float>(batch) / static_cast<float>(n), grad.on(r), work.on(r));\n")]},
+                         "                   1.0f / static_cast<float>(batch) / static_cast<float>(n), grad.on(r), whole.on(r));\n")]},
         "expect": {"data_parallel_step": "partial"}},
-    # Right outputs and gradients, but every stage's parameters also go to rank 0 first (as a
-    # "check"): a pipeline sends only activations and their gradients between neighbours.
-    "pipeline_gathers_parameters": {
-        "base": "solutions", "lesson": "05-parallelism-nvlink",
-        "patch": {PP: [("  if (m > 0) group.put(0, x.on(0), 0, in.on(0), m * slot);\n",
-                        "  if (m > 0) group.put(0, x.on(0), 0, in.on(0), m * slot);\n"
-                        "  for (int s = 1; s < p; ++s) group.put(s, params.on(s), 0, din.on(0), std::min(P, m * slot));\n")]},
-        "expect": {"pipeline_schedule": "partial"}},
     # A crash inside a group's collective: the judge's RankGroup and buffers are destroyed while
     # the failure unwinds, and must not end the judge. The crash costs the tests that call
     # ring_allreduce; the bandwidth arithmetic still counts.
     "segfault_in_ring_allreduce": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",
-        "patch": {RA: [("  if (n == 1 || count == 0) return;\n",
-                        "  if (n == 1 || count == 0) return;\n  *(volatile int*)nullptr = 1;\n")]},
+        "patch": {RA: [("  // BEGIN YOUR CODE\n  // Step-major:",
+                        "  // BEGIN YOUR CODE\n  *(volatile int*)nullptr = 1;\n  // Step-major:")]},
         "expect": {"ring_allreduce": "partial"}, "status": {"ring_allreduce": "crashed"},
         "performance": {"ring_allreduce": "zero"}},
 }

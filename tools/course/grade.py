@@ -9,7 +9,7 @@ import secrets
 import shutil
 import time
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from . import ui
 from .backend import Toolchain
@@ -20,6 +20,7 @@ from .manifest import Exercise, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
+from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
 from .untrusted import ObjectBaseline, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
     dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
@@ -147,12 +148,14 @@ def staging_folder(build_path: str) -> str:
     return folder
 
 
-def copy_submission(submission: str, known: Dict[str, Set[str]], dest: str) -> (Set[str], List[str]):
+def copy_submission(submission: str, known: Dict[str, Set[str]], dest: str,
+                    transform: Optional[Callable[[str, bytes], bytes]] = None) -> (Set[str], List[str]):
     """Make ``dest`` hold exactly the submission's known ``NN-x/*.cu`` files (files only: a
     symbolic link is not followed), by content: a file whose bytes are already there is left
-    alone (its time too), any other file in ``dest`` is removed. Returns the "lesson/file"
-    keys copied and the submission's other .cu files. A file the submission lacks is simply
-    absent: CMake then defines no target for it, and the grader scores it as not submitted."""
+    alone (its time too), any other file in ``dest`` is removed. ``transform(key, bytes)``, when
+    given, makes what is written of each file (GivenCode). Returns the "lesson/file" keys copied
+    and the submission's other .cu files. A file the submission lacks is simply absent: CMake
+    then defines no target for it, and the grader scores it as not submitted."""
     submitted: Set[str] = set()
     for entry in os.listdir(dest) if os.path.isdir(dest) else []:
         if entry not in known:
@@ -169,9 +172,17 @@ def copy_submission(submission: str, known: Dict[str, Set[str]], dest: str) -> (
             src = os.path.join(submission, lesson, name)
             target = os.path.join(folder, name)
             if os.path.isfile(src) and not os.path.islink(src):
-                if not _same_content(src, target):
-                    _remove(target)
-                    shutil.copyfile(src, target)
+                if transform is None:
+                    if not _same_content(src, target):
+                        _remove(target)
+                        shutil.copyfile(src, target)
+                else:
+                    with open(src, "rb") as f:
+                        data = transform(lesson + "/" + name, f.read())
+                    if _read_bytes(target) != data:
+                        _remove(target)
+                        with open(target, "wb") as f:
+                            f.write(data)
                 submitted.add(lesson + "/" + name)
             else:
                 _remove(target)
@@ -183,6 +194,54 @@ def copy_submission(submission: str, known: Dict[str, Set[str]], dest: str) -> (
                 if rel not in submitted:
                     ignored.append(rel)
     return submitted, sorted(ignored)
+
+
+class GivenCode:
+    """Makes each submitted file into the file the grader builds: its BEGIN/END YOUR CODE
+    regions put into the file as it was handed out (regions.py), so that the code around them
+    (a given kernel, a baseline the tests compare with) is the course's, whatever the
+    submission changed there. Collects, per "lesson/file", why a file's regions cannot be
+    graded (``problems``) and where changes outside them were left out (``ignored``)."""
+
+    def __init__(self, handed_out: Optional[str]):
+        self.handed_out = handed_out
+        self.problems: Dict[str, str] = {}
+        self.ignored: Dict[str, List[int]] = {}
+
+    def __call__(self, key: str, data: bytes) -> bytes:
+        original = os.path.join(self.handed_out, key) if self.handed_out else None
+        if original is None or not os.path.isfile(original):
+            return data
+        with open(original, "rb") as f:
+            handed_out = f.read().decode("utf-8", "surrogateescape")
+        try:
+            graded = graded_text(data.decode("utf-8", "surrogateescape"), handed_out)
+        except RegionError as exc:
+            self.problems[key] = str(exc)
+            return data
+        if graded.ignored:
+            self.ignored[key] = graded.ignored
+        return graded.text.encode("utf-8", "surrogateescape")
+
+
+def handed_out_folder(root: str, submission: str) -> Optional[str]:
+    """Where the files as handed out are: the course's exercises/, unless that is the
+    submission itself (a student grading their own work), then solutions/, whose code around
+    the regions is the same (the course checks that); None where neither can serve (the student
+    edition grading its own exercises/)."""
+    exercises = os.path.join(root, "exercises")
+    if os.path.isdir(exercises) and os.path.realpath(exercises) != os.path.realpath(submission):
+        return exercises
+    solutions = os.path.join(root, "solutions")
+    return solutions if os.path.isdir(solutions) else None
+
+
+def _read_bytes(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def grade_build_dir(root: str, backend: str, submission: str) -> str:
@@ -232,6 +291,7 @@ SNAPSHOT_PARTS = ("CMakeLists.txt", "CMakePresets.json", "cmake", "cudasim", "le
                   "autograder/harness", "autograder/cmake", "autograder/perf", "autograder/remote")
 FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
+REGIONS_CHANGED = "regions changed"
 
 
 def _read_text(path: str) -> Optional[str]:
@@ -543,6 +603,22 @@ def source_rule(build: BuildDir, obj: str, own: str) -> Optional[str]:
     return None
 
 
+def forbidden_dependency(inputs: str, root: str, allowed: List[str]) -> Optional[Tuple[str, str]]:
+    """(note, feedback) when the files a build read (``inputs``, one path per line or a
+    depfile) include a reference solution or anything outside ``allowed`` and the system's
+    headers; None when they do not."""
+    reached = dependencies_under(inputs, os.path.join(root, "solutions"))
+    if reached:
+        return ("includes a reference solution; scored 0",
+                "A submission may not include files from solutions/; the compiler read: %s" % ", ".join(reached[:5]))
+    outside = dependencies_outside(inputs, allowed, root)
+    if outside:
+        return ("includes files from outside the course; scored 0",
+                "A submission compiles against the course's headers and the system's only; the compiler read: %s"
+                % ", ".join(outside[:5]))
+    return None
+
+
 def dependency_paths(build: BuildDir, obj: str) -> str:
     """What the compiler recorded as the object's inputs (``ninja -t deps``); "" without ninja."""
     import subprocess
@@ -581,7 +657,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     # and only the exercises whose files changed are rebuilt (grade-all's slots and the
     # planted-submission suite grade many submissions in one build folder).
     copy_dir = staging_folder(build_path)
-    submitted, ignored = copy_submission(submission, known, copy_dir)
+    given = GivenCode(handed_out_folder(root, submission))
+    submitted, ignored = copy_submission(submission, known, copy_dir, given)
     build = BuildDir(snapshot, build_path, toolchain,
                      {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
     # CMake defines a target per file present when it configures: another set of files
@@ -606,6 +683,13 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         rubrics[lesson_name] = load_rubric(root, lesson_name)
         report.warnings += rubrics[lesson_name].warnings([e.name for e in manifest.lesson_exercises(lesson_name)])
     report.warnings += sandbox_warnings()
+    if given.handed_out is None:
+        report.warnings.append("the code around your BEGIN/END YOUR CODE regions is graded as you have it here: "
+                               "the graded run puts your regions into the files as they were handed out")
+    for key, lines in sorted(given.ignored.items()):
+        report.warnings.append("%s: changed outside BEGIN/END YOUR CODE (from line %s): not graded, the grader "
+                               "puts your regions into the file as it was handed out"
+                               % (key, ", ".join(str(n) for n in lines)))
     if reference.correctness_only:
         report.warnings.append(CorrectnessOnlyReference.WARNING)
     if not quiet:
@@ -634,6 +718,14 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         if ex.lesson + "/" + ex.file not in submitted:
             grade.note = "file %s/%s not found in the submission" % (ex.lesson, ex.file)
             continue
+        problem = given.problems.get(ex.lesson + "/" + ex.file)
+        if problem:
+            grade.status = REGIONS_CHANGED
+            grade.note = "its BEGIN/END YOUR CODE regions cannot be graded; scored 0"
+            grade.feedback = ("%s. The grader takes the code between each BEGIN YOUR CODE and END YOUR CODE of "
+                              "your file and puts it into the file as it was handed out; everything else "
+                              "is the exercise's." % problem)
+            continue
         with open(os.path.join(copy_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
             hits = solution_includes(f.read())
         if hits:
@@ -651,34 +743,25 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         objects = object_files(build.path, target, ex.file)
         rule = None
         baseline = reference.object_baseline(ex)
+        allowed = [snapshot, copy_dir, build.path]
+        rewritten = "\n".join(rewrite_inputs(build.path, target, ex.file))
+        forbidden = None
         for obj in objects if baseline is not None else []:
             rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
             if not rule:
                 rule = source_rule(build, obj, copy_dir)
             if not rule:
-                inputs = dependency_paths(build, obj) + "\n" + "\n".join(
-                    rewrite_inputs(build.path, target, ex.file))
-                reached = dependencies_under(inputs, os.path.join(root, "solutions"))
-                outside = dependencies_outside(inputs, [snapshot, copy_dir, build.path], root)
-                if reached or outside:
-                    grade.status = FORBIDDEN_INCLUDE
-                    if reached:
-                        grade.note = "includes a reference solution; scored 0"
-                        grade.feedback = ("A submission may not include files from solutions/; the compiler "
-                                          "read: %s" % ", ".join(reached[:5]))
-                    else:
-                        grade.note = "includes files from outside the course; scored 0"
-                        grade.feedback = ("A submission compiles against the course's headers and the system's "
-                                          "only; the compiler read: %s" % ", ".join(outside[:5]))
-                    break
-            if rule:
+                forbidden = forbidden_dependency(dependency_paths(build, obj) + "\n" + rewritten, root, allowed)
+            if rule or forbidden:
                 break
+        if forbidden:
+            grade.status = FORBIDDEN_INCLUDE
+            grade.note, grade.feedback = forbidden
+            continue
         if rule:
             grade.status = FORBIDDEN_CALL
             grade.note = rule.split(":")[0] + "; scored 0"
             grade.feedback = rule
-            continue
-        if grade.status == FORBIDDEN_INCLUDE:
             continue
         if not outcome.ok:
             broken = course_code_failure(outcome.output, ex.file, ex.variant("submission").executable)

@@ -8,7 +8,9 @@ from .build import course_code_failure, readable_build_output
 from .errors import FAILURE
 from .exercise_run import COMPILE_ERROR, PASSED, run_exercise_tests, stdout_is_terminal
 from .manifest import Exercise, select_exercises
+from .grade import handed_out_folder
 from .process import memory_limit_from_env, timeout_from_env
+from .regions import grading_notes
 from .session import Session
 from .state import load_state, record_results
 
@@ -24,6 +26,7 @@ def run_tests(session: Session, selector: str = None) -> int:
     submission_dir = manifest.submission_dir or os.path.join(session.root, "exercises")
     missing = {ex.key for ex in exercises if not os.path.isfile(os.path.join(submission_dir, ex.lesson, ex.file))}
     targets = {ex.variant("submission").target: ex for ex in exercises if ex.key not in missing}
+    warn_about_regions(session.root, submission_dir, [ex for ex in exercises if ex.key not in missing])
     outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
     for ex in exercises:
         if ex.key in missing:
@@ -72,3 +75,18 @@ def run_tests(session: Session, selector: str = None) -> int:
     from .learner import next_line
     print(next_line(session.root, session.backend, load_state(build.path), prefer=order))
     return 0 if all_passed else FAILURE
+
+
+def warn_about_regions(root: str, submission_dir: str, exercises: List[Exercise]) -> None:
+    """Says, before the tests run, where a file's regions would be graded other than as they run
+    here (regions.py): the grader builds them into the file as it was handed out."""
+    handed_out = handed_out_folder(root, submission_dir)
+    for ex in exercises:
+        with open(os.path.join(submission_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
+            submitted = f.read()
+        original = None
+        if handed_out and os.path.isfile(os.path.join(handed_out, ex.lesson, ex.file)):
+            with open(os.path.join(handed_out, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
+                original = f.read()
+        for note in grading_notes(submitted, original):
+            ui.warn("%s/%s: %s" % (ex.lesson, ex.file, note))
