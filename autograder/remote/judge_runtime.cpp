@@ -566,6 +566,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       } else if (WIFEXITED(status)) {
         how = "exited with code " + std::to_string(WEXITSTATUS(status));
         if (WEXITSTATUS(status) == 127) how += " (the worker program could not be started)";
+        if (WEXITSTATUS(status) == 126) how += " (the worker could not map the judge's shared host memory)";
         kind = "exited " + std::to_string(WEXITSTATUS(status));
       }
     }

@@ -53,7 +53,8 @@ namespace {
 
 constexpr int kChannel = 3;
 constexpr int kSharedMemoryFile = 4;
-/// The worker's exit status when it cannot map the judge's shared host memory.
+/// The worker's exit status when it cannot map the judge's shared host memory (the judge names
+/// it in its failure message).
 constexpr int kNoSharedMemory = 126;
 
 std::map<std::string, Handler>& handlers() {
