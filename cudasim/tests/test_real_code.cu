@@ -274,4 +274,17 @@ TEST(RealCode, RaisedSharedMemoryLimitAppliesToDeducedLaunches) {
   EXPECT_EQ(out.download()[0], static_cast<float>(count));
 }
 
+TEST(RealCode, AllocationsIntoPointersToConstCompile) {
+  // CUDA's templates cast `T**` to `void**` whatever T's qualifiers: NVIDIA's HSOpticalFlow
+  // allocates its read-only image pyramid into `const float*` slots so.
+  const float* levels[2] = {nullptr, nullptr};
+  ASSERT_EQ(cudaMalloc(levels + 1, 64 * sizeof(float)), cudaSuccess);
+  ASSERT_NE(levels[1], nullptr);
+  const int* pinned = nullptr;
+  ASSERT_EQ(cudaMallocHost(&pinned, 16 * sizeof(int)), cudaSuccess);
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(cudaFreeHost(const_cast<int*>(pinned)), cudaSuccess);
+  EXPECT_EQ(cudaFree(const_cast<float*>(levels[1])), cudaSuccess);
+}
+
 }  // namespace

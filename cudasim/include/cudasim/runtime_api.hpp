@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "cudasim/execution.hpp"
 #include "cudasim/runtime_types.hpp"
@@ -61,12 +62,22 @@ cudaError_t cudaDriverGetVersion(int* version);
 cudaError_t cudaRuntimeGetVersion(int* version);
 
 // ---- memory ----------------------------------------------------------------------------------
+namespace cudasim::detail {
+/// A `T**` as the `void**` that the untyped call takes, whatever T's qualifiers: CUDA's own
+/// templates cast with `(void**)(void*)p`, so `cudaMalloc(const float**, ...)` compiles with nvcc
+/// (NVIDIA's HSOpticalFlow sample allocates into `const float*` pyramids so).
+template <class T>
+void** void_slot(T** p) {
+  return reinterpret_cast<void**>(const_cast<std::remove_cv_t<T>**>(p));
+}
+}  // namespace cudasim::detail
+
 cudaError_t cudaMalloc(void** ptr, size_t size, const char* file = __builtin_FILE(),
                        unsigned line = __builtin_LINE());
 template <class T>
 inline cudaError_t cudaMalloc(T** ptr, size_t size, const char* file = __builtin_FILE(),
                               unsigned line = __builtin_LINE()) {
-  return cudaMalloc(reinterpret_cast<void**>(ptr), size, file, line);
+  return cudaMalloc(cudasim::detail::void_slot(ptr), size, file, line);
 }
 cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned flags = cudaMemAttachGlobal,
                               const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
@@ -74,7 +85,7 @@ template <class T>
 inline cudaError_t cudaMallocManaged(T** ptr, size_t size, unsigned flags = cudaMemAttachGlobal,
                                      const char* file = __builtin_FILE(),
                                      unsigned line = __builtin_LINE()) {
-  return cudaMallocManaged(reinterpret_cast<void**>(ptr), size, flags, file, line);
+  return cudaMallocManaged(cudasim::detail::void_slot(ptr), size, flags, file, line);
 }
 cudaError_t cudaFree(void* ptr);
 /// Stream-ordered allocation: the buffer may be used by work queued on `stream` after this
@@ -84,7 +95,7 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const 
 template <class T>
 inline cudaError_t cudaMallocAsync(T** ptr, size_t size, cudaStream_t stream, const char* file = __builtin_FILE(),
                                    unsigned line = __builtin_LINE()) {
-  return cudaMallocAsync(reinterpret_cast<void**>(ptr), size, stream, file, line);
+  return cudaMallocAsync(cudasim::detail::void_slot(ptr), size, stream, file, line);
 }
 /// Frees in stream order: after the work queued on `stream` before it has finished.
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
@@ -104,7 +115,7 @@ cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool,
 template <class T>
 inline cudaError_t cudaMallocFromPoolAsync(T** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
                                            const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
-  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), size, pool, stream, file, line);
+  return cudaMallocFromPoolAsync(cudasim::detail::void_slot(ptr), size, pool, stream, file, line);
 }
 /// Rows of `width` bytes, each starting at a multiple of the returned pitch (512 bytes here).
 cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
@@ -112,18 +123,18 @@ cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t heig
 template <class T>
 inline cudaError_t cudaMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height,
                                    const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
-  return cudaMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height, file, line);
+  return cudaMallocPitch(cudasim::detail::void_slot(ptr), pitch, width, height, file, line);
 }
 /// Page-locked host memory (recorded as such, so copies from it can be modelled as DMA).
 cudaError_t cudaMallocHost(void** ptr, size_t size);
 template <class T>
 inline cudaError_t cudaMallocHost(T** ptr, size_t size) {
-  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+  return cudaMallocHost(cudasim::detail::void_slot(ptr), size);
 }
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned flags);
 template <class T>
 inline cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned flags) {
-  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
+  return cudaHostAlloc(cudasim::detail::void_slot(ptr), size, flags);
 }
 cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned flags);
@@ -134,7 +145,7 @@ cudaError_t cudaHostUnregister(void* ptr);
 cudaError_t cudaHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned flags);
 template <class T>
 inline cudaError_t cudaHostGetDevicePointer(T** device_pointer, void* host_pointer, unsigned flags) {
-  return cudaHostGetDevicePointer(reinterpret_cast<void**>(device_pointer), host_pointer, flags);
+  return cudaHostGetDevicePointer(cudasim::detail::void_slot(device_pointer), host_pointer, flags);
 }
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
