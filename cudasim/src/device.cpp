@@ -53,6 +53,18 @@ const cudaDeviceProp& device_properties() {
     p.sharedMemPerBlockOptin = 227 * 1024;
     p.maxBlocksPerMultiProcessor = 32;
     p.surfaceAlignment = 512;
+    // Texture limits as an H100 reports them (cudaGetDeviceProperties on CUDA 12).
+    p.maxTexture1D = 131072;
+    p.maxTexture1DLayered[0] = 32768;
+    p.maxTexture1DLayered[1] = 2048;
+    p.maxTexture2D[0] = 131072;
+    p.maxTexture2D[1] = 65536;
+    p.maxTexture2DLayered[0] = 32768;
+    p.maxTexture2DLayered[1] = 32768;
+    p.maxTexture2DLayered[2] = 2048;
+    p.maxTexture3D[0] = 16384;
+    p.maxTexture3D[1] = 16384;
+    p.maxTexture3D[2] = 16384;
     p.computePreemptionSupported = 1;
     p.concurrentManagedAccess = 1;
     p.directManagedMemAccessFromHost = 1;
@@ -264,7 +276,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxPitch: *value = static_cast<int>(p.memPitch); break;
     case cudaDevAttrTextureAlignment: *value = static_cast<int>(p.textureAlignment); break;
     case cudaDevAttrSurfaceAlignment: *value = static_cast<int>(p.surfaceAlignment); break;
-    case cudaDevAttrMaxTexture1DWidth: *value = p.maxTexture1D; break;  // 0: textures are not simulated
+    case cudaDevAttrMaxTexture1DWidth: *value = p.maxTexture1D; break;
     case cudaDevAttrKernelExecTimeout: *value = 0; break;               // no watchdog
     case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
     case cudaDevAttrPciBusId: *value = p.pciBusID; break;

@@ -718,6 +718,10 @@ void on_range_access(const void* address, std::size_t bytes, bool store, const v
 }
 }  // namespace
 
+void count_device_access(const void* address, unsigned bytes, bool store, const void* pc) {
+  if (active != nullptr) on_access(address, bytes, store, pc);
+}
+
 void* device_memcpy(void* destination, const void* source, std::size_t bytes) {
   const void* pc = __builtin_return_address(0);
   on_range_access(source, bytes, false, pc);

@@ -62,6 +62,22 @@ void* dynamic_shared_memory_of_this_thread();
 /// on this OS thread (reserved by the first call).
 void thread_frame_range(const void*& begin, const void*& end);
 
+/// A load or store the simulator's own code makes for the running kernel thread (a texture
+/// fetch, a surface write): counted and checked as the thread's own access at `pc`, where the
+/// kernel is counted (instrumentation.cpp).
+void count_device_access(const void* address, unsigned bytes, bool store, const void* pc);
+
+/// A CUDA array's memory (textures.cpp): texels packed in rows, rows in slices or layers.
+struct ArrayLayout {
+  char* data = nullptr;
+  std::size_t element_bytes = 0;
+  std::size_t row_bytes = 0;
+  std::size_t rows = 0;
+  std::size_t slices = 0;
+};
+/// False when `array` is not a live CUDA array.
+bool array_layout(const cudaArray* array, ArrayLayout& layout);
+
 /// A fault found by the simulator inside a kernel thread (memcheck, racecheck): ends the
 /// launch with `error`, reported with kernel, block and thread.
 struct KernelFault {

@@ -891,13 +891,47 @@ cudaError_t pitched_side(const cudaPitchedPtr& side, const cudaPos& pos, const c
   return cudaSuccess;
 }
 
-/// The strided copy that a cudaMemcpy3DParms describes, validated.
-cudaError_t copy_3d(const cudaMemcpy3DParms* p, const char* api, StridedCopy& c) {
-  if (p == nullptr) return cudaErrorInvalidValue;
-  if (p->srcArray != nullptr || p->dstArray != nullptr) {
-    report("%s: CUDA arrays are not simulated; copy between linear memory (srcPtr and dstPtr)", api);
-    return cudaErrorNotSupported;
+/// `p` with its CUDA arrays as pitched regions (an array's texels are packed in rows), in `q`:
+/// where an array takes part, the extent's width and the array's position count texels, so they
+/// become bytes.
+cudaError_t arrays_as_pitched(const cudaMemcpy3DParms& p, const char* api, cudaMemcpy3DParms& q) {
+  q = p;
+  if (p.srcArray == nullptr && p.dstArray == nullptr) return cudaSuccess;
+  ArrayLayout src, dst;
+  if ((p.srcArray != nullptr && !array_layout(p.srcArray, src)) || (p.dstArray != nullptr && !array_layout(p.dstArray, dst))) {
+    report("%s: the %s array is not a live CUDA array", api, p.srcArray != nullptr && src.data == nullptr ? "source"
+                                                                                                          : "destination");
+    return cudaErrorInvalidResourceHandle;
   }
+  const std::size_t element = p.srcArray != nullptr ? src.element_bytes : dst.element_bytes;
+  const cudaExtent& e = p.extent;
+  const auto as_pitched = [&](const ArrayLayout& a, const cudaPos& pos, const char* which, cudaPitchedPtr& side,
+                              cudaPos& at) {
+    if (pos.y + e.height > a.rows || pos.z + e.depth > a.slices || (pos.x + e.width) * element > a.row_bytes) {
+      report("%s: a copy of %zu x %zu x %zu texels at (%zu, %zu, %zu) does not fit the %s array of %zu x %zu x %zu "
+             "texels", api, e.width, e.height, e.depth, pos.x, pos.y, pos.z, which, a.row_bytes / element, a.rows,
+             a.slices);
+      return cudaErrorInvalidValue;
+    }
+    side = make_cudaPitchedPtr(a.data, a.row_bytes, a.row_bytes, a.rows);
+    at = make_cudaPos(pos.x * element, pos.y, pos.z);
+    return cudaSuccess;
+  };
+  cudaError_t valid = cudaSuccess;
+  if (p.srcArray != nullptr) valid = as_pitched(src, p.srcPos, "source", q.srcPtr, q.srcPos);
+  if (valid == cudaSuccess && p.dstArray != nullptr) valid = as_pitched(dst, p.dstPos, "destination", q.dstPtr, q.dstPos);
+  q.srcArray = q.dstArray = nullptr;
+  q.extent.width = e.width * element;
+  return valid;
+}
+
+/// The strided copy that a cudaMemcpy3DParms describes, validated.
+cudaError_t copy_3d(const cudaMemcpy3DParms* given, const char* api, StridedCopy& c) {
+  if (given == nullptr) return cudaErrorInvalidValue;
+  cudaMemcpy3DParms linear;
+  const cudaError_t arrays = arrays_as_pitched(*given, api, linear);
+  if (arrays != cudaSuccess) return arrays;
+  const cudaMemcpy3DParms* p = &linear;
   const cudaExtent& e = p->extent;
   char* src = nullptr;
   c = {nullptr, nullptr, e.width, e.height, e.depth, 0, 0, 0, 0};
@@ -942,6 +976,109 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
   const StridedCopy c = copy_2d(dst, dpitch, src, spitch, width, height);
   const cudaError_t valid = check_strided_copy(c, kind, "cudaMemcpy2DAsync");
   return record_error(valid != cudaSuccess ? valid : copy_on_stream(c, stream));
+}
+
+namespace {
+/// A block of `height` rows of `width` bytes in `array`, from byte `w_offset` of row `h_offset`:
+/// its first byte and the array's row pitch; an error where it is not a live array or the block
+/// does not fit its first slice.
+cudaError_t array_block(const cudaArray* array, std::size_t w_offset, std::size_t h_offset, std::size_t width,
+                        std::size_t height, const char* api, char*& first, std::size_t& pitch) {
+  ArrayLayout a;
+  if (!array_layout(array, a)) {
+    report("%s: %p is not a live CUDA array", api, static_cast<const void*>(array));
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (w_offset + width > a.row_bytes || h_offset + height > a.rows) {
+    report("%s: %zu rows of %zu bytes from byte %zu of row %zu do not fit the array's %zu rows of %zu bytes", api,
+           height, width, w_offset, h_offset, a.rows, a.row_bytes);
+    return cudaErrorInvalidValue;
+  }
+  first = a.data + h_offset * a.row_bytes + w_offset;
+  pitch = a.row_bytes;
+  return cudaSuccess;
+}
+
+/// The copy of cudaMemcpy2DToArray and cudaMemcpy2DFromArray (`to_array`), checked.
+cudaError_t array_copy_2d(bool to_array, const cudaArray* array, std::size_t w_offset, std::size_t h_offset,
+                          const void* other, std::size_t other_pitch, std::size_t width, std::size_t height,
+                          cudaMemcpyKind kind, const char* api, StridedCopy& c) {
+  char* first = nullptr;
+  std::size_t pitch = 0;
+  const cudaError_t block = array_block(array, w_offset, h_offset, width, height, api, first, pitch);
+  if (block != cudaSuccess) return block;
+  c = to_array ? copy_2d(first, pitch, other, other_pitch, width, height)
+               : copy_2d(const_cast<void*>(other), other_pitch, first, pitch, width, height);
+  return check_strided_copy(c, kind, api);
+}
+}  // namespace
+
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void* src, size_t spitch,
+                                size_t width, size_t height, cudaMemcpyKind kind) {
+  StridedCopy c;
+  const cudaError_t valid =
+      array_copy_2d(true, dst, w_offset, h_offset, src, spitch, width, height, kind, "cudaMemcpy2DToArray", c);
+  return record_error(valid != cudaSuccess ? valid : copy_now(c));
+}
+
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_offset, const void* src,
+                                     size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t stream) {
+  StridedCopy c;
+  const cudaError_t valid =
+      array_copy_2d(true, dst, w_offset, h_offset, src, spitch, width, height, kind, "cudaMemcpy2DToArrayAsync", c);
+  return record_error(valid != cudaSuccess ? valid : copy_on_stream(c, stream));
+}
+
+cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t w_offset, size_t h_offset,
+                                  size_t width, size_t height, cudaMemcpyKind kind) {
+  StridedCopy c;
+  const cudaError_t valid =
+      array_copy_2d(false, src, w_offset, h_offset, dst, dpitch, width, height, kind, "cudaMemcpy2DFromArray", c);
+  return record_error(valid != cudaSuccess ? valid : copy_now(c));
+}
+
+cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src, size_t w_offset,
+                                       size_t h_offset, size_t width, size_t height, cudaMemcpyKind kind,
+                                       cudaStream_t stream) {
+  StridedCopy c;
+  const cudaError_t valid = array_copy_2d(false, src, w_offset, h_offset, dst, dpitch, width, height, kind,
+                                          "cudaMemcpy2DFromArrayAsync", c);
+  return record_error(valid != cudaSuccess ? valid : copy_on_stream(c, stream));
+}
+
+namespace {
+/// Where `count` bytes from byte `w_offset` of row `h_offset` on, row after row, lie in `array`.
+cudaError_t array_run(const cudaArray* array, std::size_t w_offset, std::size_t h_offset, std::size_t count,
+                      const char* api, char*& first) {
+  ArrayLayout a;
+  if (!array_layout(array, a)) {
+    report("%s: %p is not a live CUDA array", api, static_cast<const void*>(array));
+    return cudaErrorInvalidResourceHandle;
+  }
+  const std::size_t offset = h_offset * a.row_bytes + w_offset;
+  if (w_offset >= a.row_bytes || offset + count > a.row_bytes * a.rows * a.slices) {
+    report("%s: %zu bytes from byte %zu of row %zu do not fit the array's %zu rows of %zu bytes", api, count,
+           w_offset, h_offset, a.rows * a.slices, a.row_bytes);
+    return cudaErrorInvalidValue;
+  }
+  first = a.data + offset;
+  return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void* src, size_t count,
+                              cudaMemcpyKind kind) {
+  char* first = nullptr;
+  const cudaError_t valid = array_run(dst, w_offset, h_offset, count, "cudaMemcpyToArray", first);
+  return valid != cudaSuccess ? record_error(valid) : cudaMemcpy(first, src, count, kind);
+}
+
+cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t w_offset, size_t h_offset, size_t count,
+                                cudaMemcpyKind kind) {
+  char* first = nullptr;
+  const cudaError_t valid = array_run(src, w_offset, h_offset, count, "cudaMemcpyFromArray", first);
+  return valid != cudaSuccess ? record_error(valid) : cudaMemcpy(dst, first, count, kind);
 }
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* params) {

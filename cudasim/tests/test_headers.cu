@@ -7,7 +7,12 @@
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
+#include <channel_descriptor.h>
 #include <cuda_profiler_api.h>
+#include <surface_indirect_functions.h>
+#include <surface_types.h>
+#include <texture_indirect_functions.h>
+#include <texture_types.h>
 #include <nvtx3/nvToolsExt.h>
 
 namespace {

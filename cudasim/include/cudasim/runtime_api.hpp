@@ -160,10 +160,10 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
                               size_t height, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* ptr, int value, size_t count);
 /// `extent.depth` slices of `extent.height` rows of `extent.width` bytes, between pitched
-/// regions (each `ptr`, offset by its `pos`): slices are `pitch * ysize` bytes apart. CUDA
-/// arrays are not simulated (cudaErrorNotSupported); a width beyond a pitch is
-/// cudaErrorInvalidPitchValue, rows beyond `ysize` in a copy of several slices
-/// cudaErrorInvalidValue.
+/// regions (each `ptr`, offset by its `pos`): slices are `pitch * ysize` bytes apart. Where a
+/// CUDA array takes part (cudasim/textures.hpp), the width and its position count texels. A
+/// width beyond a pitch is cudaErrorInvalidPitchValue, rows beyond `ysize` in a copy of several
+/// slices cudaErrorInvalidValue.
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* params);
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* params, cudaStream_t stream = nullptr);
 /// A pitched 3-D allocation: rows of `extent.width` bytes padded to the pitch of cudaMallocPitch.

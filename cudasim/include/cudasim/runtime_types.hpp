@@ -103,7 +103,11 @@ enum cudaError {
   cudaErrorInvalidPitchValue = 12,
   cudaErrorInvalidSymbol = 13,
   cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidTexture = 18,
+  cudaErrorInvalidChannelDescriptor = 20,
   cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInvalidFilterSetting = 26,
+  cudaErrorInvalidNormSetting = 27,
   cudaErrorInvalidDeviceFunction = 98,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
@@ -341,7 +345,7 @@ struct cudaDeviceProp {
   int cooperativeLaunch;
   size_t sharedMemPerBlockOptin;
   int maxBlocksPerMultiProcessor;
-  // Textures and surfaces are not simulated: their limits read 0.
+  // Texture and surface limits, an H100's.
   int maxTexture1D;
   int maxTexture1DLayered[2];
   int maxTexture2D[2];
@@ -418,12 +422,112 @@ inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return {x, y, z}; }
 inline cudaPitchedPtr make_cudaPitchedPtr(void* ptr, size_t pitch, size_t xsize, size_t ysize) {
   return {ptr, pitch, xsize, ysize};
 }
-/// CUDA arrays (the texture hardware's layout) are not simulated: a copy that names one is
-/// refused with cudaErrorNotSupported.
+// ---- CUDA arrays, textures and surfaces (cudasim/textures.hpp) -----------------------------
+/// How a texel's channels are stored: each channel's bits (0: no such channel) and their kind.
+enum cudaChannelFormatKind {
+  cudaChannelFormatKindSigned = 0,
+  cudaChannelFormatKindUnsigned = 1,
+  cudaChannelFormatKindFloat = 2,
+  cudaChannelFormatKindNone = 3,
+};
+struct cudaChannelFormatDesc {
+  int x;
+  int y;
+  int z;
+  int w;
+  cudaChannelFormatKind f;
+};
+/// A CUDA array: memory in the layout that textures and surfaces read (cudaMallocArray,
+/// cudaMalloc3DArray). Its members are the simulator's.
 struct cudaArray;
 typedef cudaArray* cudaArray_t;
+typedef const cudaArray* cudaArray_const_t;
+/// Mipmapped arrays are not simulated (a resource that names one is refused).
+struct cudaMipmappedArray;
+typedef cudaMipmappedArray* cudaMipmappedArray_t;
+typedef const cudaMipmappedArray* cudaMipmappedArray_const_t;
+/// cudaMallocArray's and cudaMalloc3DArray's flags.
+enum : unsigned {
+  cudaArrayDefault = 0x00,
+  cudaArrayLayered = 0x01,
+  cudaArraySurfaceLoadStore = 0x02,
+  cudaArrayCubemap = 0x04,
+  cudaArrayTextureGather = 0x08,
+};
+enum cudaResourceType {
+  cudaResourceTypeArray = 0x00,
+  cudaResourceTypeMipmappedArray = 0x01,
+  cudaResourceTypeLinear = 0x02,
+  cudaResourceTypePitch2D = 0x03,
+};
+/// What a texture or surface object reads: an array, or linear memory (1-D or pitched 2-D).
+struct cudaResourceDesc {
+  cudaResourceType resType;
+  union {
+    struct {
+      cudaArray_t array;
+    } array;
+    struct {
+      cudaMipmappedArray_t mipmap;
+    } mipmap;
+    struct {
+      void* devPtr;
+      cudaChannelFormatDesc desc;
+      size_t sizeInBytes;
+    } linear;
+    struct {
+      void* devPtr;
+      cudaChannelFormatDesc desc;
+      size_t width;
+      size_t height;
+      size_t pitchInBytes;
+    } pitch2D;
+  } res;
+};
+/// A view of a resource in another format: not simulated (only null is accepted).
+struct cudaResourceViewDesc;
+enum cudaTextureAddressMode {
+  cudaAddressModeWrap = 0,
+  cudaAddressModeClamp = 1,
+  cudaAddressModeMirror = 2,
+  cudaAddressModeBorder = 3,
+};
+enum cudaTextureFilterMode {
+  cudaFilterModePoint = 0,
+  cudaFilterModeLinear = 1,
+};
+enum cudaTextureReadMode {
+  cudaReadModeElementType = 0,
+  cudaReadModeNormalizedFloat = 1,
+};
+/// How a texture object samples its resource.
+struct cudaTextureDesc {
+  cudaTextureAddressMode addressMode[3];
+  cudaTextureFilterMode filterMode;
+  cudaTextureReadMode readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned int maxAnisotropy;
+  cudaTextureFilterMode mipmapFilterMode;
+  float mipmapLevelBias;
+  float minMipmapLevelClamp;
+  float maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int seamlessCubemap;
+};
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+/// What a surface access outside its array does: fail the launch (trap), or clamp, or read
+/// zero and drop the store.
+enum cudaSurfaceBoundaryMode {
+  cudaBoundaryModeZero = 0,
+  cudaBoundaryModeClamp = 1,
+  cudaBoundaryModeTrap = 2,
+};
 /// A 3-D copy (cudaMemcpy3D, cudaMemcpy3DAsync, a graph's memcpy node): `extent` from
-/// `srcPtr` at `srcPos` to `dstPtr` at `dstPos`. The array members must be null.
+/// `srcPtr` (or `srcArray`) at `srcPos` to `dstPtr` (or `dstArray`) at `dstPos`. Where an array
+/// takes part, the extent's width and that array's position count elements, not bytes.
 struct cudaMemcpy3DParms {
   cudaArray_t srcArray;
   cudaPos srcPos;
