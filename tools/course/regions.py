@@ -10,9 +10,10 @@ what the tests compare against; only the ``#include`` lines a submission adds ar
 regions are kept (the checks of what a submission may include and call still apply to them).
 
 A region must also stand on its own: it may not open a comment, a string, a ``#if`` or a
-bracket that a later region closes (which would swallow the given code between them), and a
-macro it defines is undefined after it (so that it cannot rename what the given code after it
-calls). ``region_problems`` says what is wrong, in words a student can act on.
+bracket that a later region closes (which would swallow the given code between them), nor end
+in a line continuation, nor hold a ``#pragma`` other than ``unroll`` (which reaches past it);
+and a macro it defines is undefined after it (so that it cannot rename what the given code
+after it calls). ``region_problems`` says what is wrong, in words a student can act on.
 """
 import re
 from dataclasses import dataclass
@@ -100,6 +101,10 @@ def region_problems(text: str) -> Tuple[Optional[str], List[str]]:
                         return "it closes a #if (#endif) that it did not open", defined
                 elif name == "define" and argument:
                     defined.append(argument)
+                elif name == "pragma" and argument not in ("unroll", "nounroll"):
+                    # Other pragmas reach past the region (clang attribute push, floating-point
+                    # contraction, optimisation): they would change the given code after it.
+                    return "it has a #pragma %s, and only #pragma unroll may appear in your code" % argument, defined
                 i = end
                 continue
         if c == "\n":
@@ -145,6 +150,10 @@ def region_problems(text: str) -> Tuple[Optional[str], List[str]]:
             i += 1
     if conditionals > 0:
         return "it opens a #if that it does not close", defined
+    # A backslash at the end would join the line after the region (what the grader puts there,
+    # such as the #undef of a macro the region defined) to the region's last line.
+    if text.rstrip("\r\n").rstrip(" \t").endswith("\\"):
+        return "its last line ends with a backslash, which would continue it past the region", defined
     if brackets:
         return "it opens a '%s' that it does not close" % brackets[-1], defined
     return None, defined

@@ -87,6 +87,13 @@ class ARegionStandsOnItsOwn(unittest.TestCase):
         self.refused("  if (false) {\n", "opens a '{'")
         self.refused("  return; } void escaped() {\n", "closes a '}' that it did not open")
         self.refused("  f(a];\n", "closes a ']' that it did not open")
+        # A continued last line would swallow the #undef the grader puts after a macro.
+        self.refused("#define cudaStreamSynchronize(s) cudaSuccess \\\n", "ends with a backslash")
+        self.refused("  x = 1; \\ \n", "ends with a backslash")
+        # A pragma that reaches past the region; #pragma unroll is what kernels use.
+        self.refused("#pragma clang attribute push (__attribute__((weak)), apply_to = function)\n",
+                     "only #pragma unroll may appear")
+        self.refused("#pragma STDC FP_CONTRACT ON\n", "#pragma STDC")
 
     def test_macros_it_defines_are_named(self):
         why, defined = region_problems("#define SQUARE(x) ((x) * (x))\n#define N 4\n  y = SQUARE(N);\n")
