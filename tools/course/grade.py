@@ -743,15 +743,14 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         objects = object_files(build.path, target, ex.file)
         rule = None
         baseline = reference.object_baseline(ex)
-        allowed = [snapshot, copy_dir, build.path]
-        rewritten = "\n".join(rewrite_inputs(build.path, target, ex.file))
         forbidden = None
         for obj in objects if baseline is not None else []:
             rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
             if not rule:
                 rule = source_rule(build, obj, copy_dir)
             if not rule:
-                forbidden = forbidden_dependency(dependency_paths(build, obj) + "\n" + rewritten, root, allowed)
+                inputs = dependency_paths(build, obj) + "\n" + "\n".join(rewrite_inputs(build.path, target, ex.file))
+                forbidden = forbidden_dependency(inputs, root, [snapshot, copy_dir, build.path])
             if rule or forbidden:
                 break
         if forbidden:
