@@ -65,6 +65,9 @@ const cudaDeviceProp& device_properties() {
     p.maxTexture3D[0] = 16384;
     p.maxTexture3D[1] = 16384;
     p.maxTexture3D[2] = 16384;
+    p.maxTextureCubemap = 32768;
+    p.maxTextureCubemapLayered[0] = 32768;
+    p.maxTextureCubemapLayered[1] = 2046;
     p.computePreemptionSupported = 1;
     p.concurrentManagedAccess = 1;
     p.directManagedMemAccessFromHost = 1;

@@ -113,11 +113,18 @@ cudaError_t make_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, cu
     report("%s: the channel format has %s", api, why);
     return record_error(cudaErrorInvalidChannelDescriptor);
   }
-  if ((flags & (cudaArrayCubemap | cudaArrayTextureGather)) != 0) {
-    report("%s: cubemap and texture-gather arrays are not simulated", api);
+  if ((flags & cudaArrayTextureGather) != 0) {
+    report("%s: texture-gather arrays are not simulated", api);
     return record_error(cudaErrorNotSupported);
   }
   const bool layered = (flags & cudaArrayLayered) != 0;
+  if ((flags & cudaArrayCubemap) != 0 &&
+      (extent.width == 0 || extent.height != extent.width || extent.depth == 0 || extent.depth % 6 != 0 ||
+       (!layered && extent.depth != 6))) {
+    report("%s: a cubemap is six square faces (an extent of W x W x 6, or W x W x 6N with cudaArrayLayered), not "
+           "%zu x %zu x %zu texels", api, extent.width, extent.height, extent.depth);
+    return record_error(cudaErrorInvalidValue);
+  }
   if (extent.width == 0 || (extent.height == 0 && extent.depth != 0 && !layered) || (layered && extent.depth == 0)) {
     report("%s: an extent of %zu x %zu x %zu texels is not a 1-D, 2-D, 3-D or layered array", api, extent.width,
            extent.height, extent.depth);
@@ -154,6 +161,7 @@ struct Resource {
   std::size_t pitch = 0, slice = 0;  // bytes between rows, between slices (and layers)
   int dimensions = 1;                // 1, 2 or 3 (of a layer)
   bool layered = false;
+  bool cubemap = false;              // six faces per layer, read by direction (texCubemap)
   bool linear = false;               // linear memory: tex1Dfetch
   bool surface_load_store = false;   // an array allocated for surfaces
 };
@@ -218,7 +226,9 @@ cudaError_t resolve(const cudaResourceDesc& desc, const char* api, Resource& r) 
       }
       texel_layout(a->desc, r.texel);
       r.base = a->data;
-      r.layered = (a->flags & cudaArrayLayered) != 0;
+      // A cubemap is read as a layered 2-D array of its faces once a direction has chosen one.
+      r.cubemap = (a->flags & cudaArrayCubemap) != 0;
+      r.layered = (a->flags & cudaArrayLayered) != 0 || r.cubemap;
       r.width = a->width;
       r.height = a->rows;
       r.pitch = a->width * a->element_bytes;
@@ -316,6 +326,31 @@ void read_texel(const Resource& r, long long i, long long j, long long k, long l
   std::memcpy(out, at, bytes);
 }
 
+/// Where direction (x, y, z) meets a cubemap: the face (0 to 5: +x, -x, +y, -y, +z, -z) of the
+/// component of largest magnitude, and the position on that face in [0, 1]², as the Programming
+/// Guide's table "Cubemap Fetch" gives them.
+struct CubemapHit {
+  int face;
+  float u, v;
+};
+CubemapHit cubemap_hit(float x, float y, float z) {
+  const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  int face;
+  float m, s, t;
+  if (ax >= ay && ax >= az) {
+    face = x >= 0.0f ? 0 : 1;
+    m = ax, s = x >= 0.0f ? -z : z, t = -y;
+  } else if (ay >= az) {
+    face = y >= 0.0f ? 2 : 3;
+    m = ay, s = x, t = y >= 0.0f ? z : -z;
+  } else {
+    face = z >= 0.0f ? 4 : 5;
+    m = az, s = z >= 0.0f ? x : -x, t = -y;
+  }
+  if (!(m > 0.0f)) return {face, 0.5f, 0.5f};  // the zero vector (or NaN) points nowhere: the face's centre
+  return {face, (s / m + 1.0f) * 0.5f, (t / m + 1.0f) * 0.5f};
+}
+
 /// The weight of the texel above in linear filtering: the fraction of the position, held in
 /// fixed point with 8 bits of fraction, as the texture unit holds it.
 float blend_weight(float fraction) { return std::nearbyint(fraction * 256.0f) / 256.0f; }
@@ -345,11 +380,27 @@ void texture_fetch(cudaTextureObject_t object, const TexturePoint& point, void* 
                       format_string("a texture fetch with texture object %llu, which is not a live texture object "
                                     "(never created, or destroyed)", object)};
   const Resource& r = t->resource;
+  if (point.cubemap && !r.cubemap)
+    throw KernelFault{cudaErrorIllegalAddress,
+                      format_string("texCubemap with texture object %llu, whose array is not a cubemap (allocate it "
+                                    "with cudaArrayCubemap)", object)};
   const long long sizes[3] = {static_cast<long long>(r.width), static_cast<long long>(r.height),
                               static_cast<long long>(r.depth)};
-  const long long layer = r.layered ? std::clamp<long long>(point.layer, 0, static_cast<long long>(r.layers) - 1) : 0;
-  const bool normalized = t->desc.normalizedCoords != 0;
+  bool normalized = t->desc.normalizedCoords != 0;
   const int dims = r.dimensions;
+  cudaTextureAddressMode modes[3] = {t->desc.addressMode[0], t->desc.addressMode[1], t->desc.addressMode[2]};
+  float position[3] = {point.x, point.y, point.z};
+  long long wanted_layer = point.layer;
+  if (point.cubemap) {
+    // The direction picks a face; the position on it is normalised, and filtering stops at the
+    // face's edges (no seamless filtering across faces, which creating the texture refused).
+    const CubemapHit hit = cubemap_hit(point.x, point.y, point.z);
+    position[0] = hit.u, position[1] = hit.v, position[2] = 0.0f;
+    wanted_layer = 6LL * std::max(point.layer, 0) + hit.face;
+    normalized = true;
+    modes[0] = modes[1] = cudaAddressModeClamp;
+  }
+  const long long layer = r.layered ? std::clamp<long long>(wanted_layer, 0, static_cast<long long>(r.layers) - 1) : 0;
   unsigned char texel[16] = {};
   float result[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   std::memset(out, 0, 16);
@@ -366,7 +417,6 @@ void texture_fetch(cudaTextureObject_t object, const TexturePoint& point, void* 
     return;
   }
 
-  float position[3] = {point.x, point.y, point.z};
   for (int d = 0; d < dims; ++d)
     if (normalized) position[d] *= static_cast<float>(sizes[d]);
   const bool linear = t->desc.filterMode == cudaFilterModeLinear;
@@ -382,7 +432,7 @@ void texture_fetch(cudaTextureObject_t object, const TexturePoint& point, void* 
     }
   }
   const auto at = [&](int d, long long offset) {
-    return d < dims ? address(base[d] + offset, sizes[d], t->desc.addressMode[d], normalized) : 0;
+    return d < dims ? address(base[d] + offset, sizes[d], modes[d], normalized) : 0;
   };
   if (!linear) {
     read_texel(r, at(0, 0), at(1, 0), at(2, 0), layer, texel, pc);
@@ -535,6 +585,11 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* object, const cudaResou
     report("%s: linear filtering needs float texels, or integers read as normalised floats "
            "(cudaReadModeNormalizedFloat)", api);
     return record_error(cudaErrorInvalidFilterSetting);
+  }
+  if (texture->seamlessCubemap != 0 && texture->filterMode == cudaFilterModeLinear && t->resource.cubemap) {
+    report("%s: seamless filtering across a cubemap's faces is not simulated (seamlessCubemap = 0 filters "
+           "within each face)", api);
+    return record_error(cudaErrorNotSupported);
   }
   if (texture->filterMode == cudaFilterModeLinear && t->resource.linear) {
     report("%s: a texture over linear memory is read with tex1Dfetch, without filtering", api);

@@ -1,7 +1,7 @@
 // CUDA arrays, texture objects and surface objects: copies into and out of arrays, point and
 // linear sampling with the texture unit's addressing rules, normalised reads of 8-bit texels,
-// tex1Dfetch on linear memory, pitched, 3-D and layered resources, surface reads and writes, and
-// what is refused. Expected values come from the CUDA C++ Programming Guide's formulas (appendix
+// tex1Dfetch on linear memory, pitched, 3-D, layered and cubemap resources, surface reads and
+// writes, and what is refused. Expected values come from the CUDA C++ Programming Guide's formulas (appendix
 // "Texture Fetching"), with positions whose blend weights are exact in the hardware's 8-bit
 // fixed point. Valid CUDA: the same file runs on a GPU.
 #include <cuda_runtime.h>
@@ -381,6 +381,103 @@ TEST(Surfaces, KernelsReadAndWriteArraysThroughThem) {
   ASSERT_CUDA(cudaFreeArray(array));
 }
 
+/// The direction through the centre of texel (x, y) of `face`, as NVIDIA's simpleCubemapTexture
+/// sample writes the guide's table backwards: u and v run from -1 to 1 across the face.
+__device__ void face_direction(int face, int x, int y, int w, float& cx, float& cy, float& cz) {
+  const float u = ((x + 0.5f) / w) * 2.0f - 1.0f, v = ((y + 0.5f) / w) * 2.0f - 1.0f;
+  switch (face) {
+    case 0: cx = 1.0f, cy = -v, cz = -u; break;
+    case 1: cx = -1.0f, cy = -v, cz = u; break;
+    case 2: cx = u, cy = 1.0f, cz = v; break;
+    case 3: cx = u, cy = -1.0f, cz = -v; break;
+    case 4: cx = u, cy = -v, cz = 1.0f; break;
+    default: cx = -u, cy = -v, cz = -1.0f; break;
+  }
+}
+
+/// out[((layer * 6 + face) * w + y) * w + x] = the cubemap's texel in the direction of that
+/// texel's centre, through texCubemapLayered if `layered`; `scale` stretches the direction (its
+/// length must not matter).
+__global__ void read_cubemap(cudaTextureObject_t t, float* out, int w, int layers, bool layered, float scale) {
+  const int x = threadIdx.x, y = blockIdx.x;
+  for (int layer = 0; layer < layers; ++layer)
+    for (int face = 0; face < 6; ++face) {
+      float cx, cy, cz;
+      face_direction(face, x, y, w, cx, cy, cz);
+      const std::size_t at = ((static_cast<std::size_t>(layer) * 6 + face) * w + y) * w + x;
+      out[at] = layered ? texCubemapLayered<float>(t, scale * cx, scale * cy, scale * cz, layer)
+                        : texCubemap<float>(t, scale * cx, scale * cy, scale * cz);
+    }
+}
+
+/// Fills every face of a cubemap through a surface: texel (x, y) of face f holds 1000 f + 10 y + x.
+__global__ void paint_faces(cudaSurfaceObject_t s) {
+  const int x = threadIdx.x, y = blockIdx.x;
+  for (int face = 0; face < 6; ++face)
+    surfCubemapwrite(1000.0f * face + 10.0f * y + x, s, x * static_cast<int>(sizeof(float)), y, face);
+}
+
+TEST(Textures, CubemapsPickTheFaceOfTheDirectionsLargestComponent) {
+  const int w = 8, layers = 2;
+  const std::vector<float> data = ramp(w * w * 6 * layers, 0.5f);
+  const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  cudaArray_t cube = nullptr, cubes = nullptr;
+  ASSERT_CUDA(cudaMalloc3DArray(&cube, &desc, make_cudaExtent(w, w, 6), cudaArrayCubemap));
+  ASSERT_CUDA(cudaMalloc3DArray(&cubes, &desc, make_cudaExtent(w, w, 6 * layers), cudaArrayCubemap | cudaArrayLayered));
+  for (cudaArray_t array : {cube, cubes}) {
+    cudaMemcpy3DParms p{};
+    p.srcPtr = make_cudaPitchedPtr(const_cast<float*>(data.data()), w * sizeof(float), w, w);
+    p.dstArray = array;
+    p.extent = make_cudaExtent(w, w, array == cube ? 6 : 6 * layers);
+    p.kind = cudaMemcpyHostToDevice;
+    ASSERT_CUDA(cudaMemcpy3D(&p));
+  }
+  // Linear filtering at a texel's centre gives the texel itself, whatever the direction's length.
+  cudaTextureObject_t t = make_texture(array_resource(cube), cudaFilterModeLinear, cudaAddressModeClamp, true);
+  cudaTextureObject_t tl = make_texture(array_resource(cubes), cudaFilterModePoint, cudaAddressModeClamp, true);
+  float* out = nullptr;
+  ASSERT_CUDA(cudaMalloc(&out, data.size() * sizeof(float)));
+  std::vector<float> got(w * w * 6);
+  for (float scale : {1.0f, 3.5f}) {
+    read_cubemap<<<w, w>>>(t, out, w, 1, false, scale);
+    ASSERT_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, std::vector<float>(data.begin(), data.begin() + w * w * 6)) << "scale " << scale;
+  }
+  std::vector<float> all(data.size());
+  read_cubemap<<<w, w>>>(tl, out, w, layers, true, 1.0f);
+  ASSERT_CUDA(cudaMemcpy(all.data(), out, all.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(all, data);
+  cudaFree(out);
+  ASSERT_CUDA(cudaDestroyTextureObject(t));
+  ASSERT_CUDA(cudaDestroyTextureObject(tl));
+  ASSERT_CUDA(cudaFreeArray(cube));
+  ASSERT_CUDA(cudaFreeArray(cubes));
+}
+
+TEST(Surfaces, CubemapFacesAreWrittenByFaceNumber) {
+  const int w = 4;
+  const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  cudaArray_t cube = nullptr;
+  ASSERT_CUDA(cudaMalloc3DArray(&cube, &desc, make_cudaExtent(w, w, 6), cudaArrayCubemap | cudaArraySurfaceLoadStore));
+  cudaSurfaceObject_t s = 0;
+  const cudaResourceDesc r = array_resource(cube);
+  ASSERT_CUDA(cudaCreateSurfaceObject(&s, &r));
+  paint_faces<<<w, w>>>(s);
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  std::vector<float> back(w * w * 6);
+  cudaMemcpy3DParms p{};
+  p.srcArray = cube;
+  p.dstPtr = make_cudaPitchedPtr(back.data(), w * sizeof(float), w, w);
+  p.extent = make_cudaExtent(w, w, 6);
+  p.kind = cudaMemcpyDeviceToHost;
+  ASSERT_CUDA(cudaMemcpy3D(&p));
+  for (int face = 0; face < 6; ++face)
+    for (int y = 0; y < w; ++y)
+      for (int x = 0; x < w; ++x) EXPECT_EQ(back[(face * w + y) * w + x], 1000.0f * face + 10.0f * y + x);
+  ASSERT_CUDA(cudaDestroySurfaceObject(s));
+  ASSERT_CUDA(cudaFreeArray(cube));
+}
+
 TEST(Textures, WhatAGpuRefusesIsRefused) {
   // Three channels.
   const cudaChannelFormatDesc three = cudaCreateChannelDesc(32, 32, 32, 0, cudaChannelFormatKindFloat);
@@ -405,6 +502,14 @@ TEST(Textures, WhatAGpuRefusesIsRefused) {
   EXPECT_EQ(cudaCreateSurfaceObject(&s, &r), cudaErrorInvalidValue);
   cudaGetLastError();
   ASSERT_CUDA(cudaFreeArray(array));
+  // A cubemap's faces are square, and there are six of them (per layer).
+  const cudaChannelFormatDesc floats = cudaCreateChannelDesc<float>();
+  EXPECT_EQ(cudaMalloc3DArray(&array, &floats, make_cudaExtent(8, 4, 6), cudaArrayCubemap), cudaErrorInvalidValue);
+  cudaGetLastError();
+  EXPECT_EQ(cudaMalloc3DArray(&array, &floats, make_cudaExtent(8, 8, 5), cudaArrayCubemap), cudaErrorInvalidValue);
+  cudaGetLastError();
+  EXPECT_EQ(cudaMalloc3DArray(&array, &floats, make_cudaExtent(8, 8, 12), cudaArrayCubemap), cudaErrorInvalidValue);
+  cudaGetLastError();
 }
 
 #ifdef CUDASIM
@@ -454,6 +559,38 @@ TEST(TexturesOnTheSimulator, ADestroyedTextureFailsTheLaunchWithAMessage) {
   EXPECT_NE(report.find("fetch_every_texel"), std::string::npos) << report;
   ASSERT_CUDA(cudaDeviceReset());
   (void)array;
+}
+
+TEST(TexturesOnTheSimulator, TexCubemapOnAnArrayThatIsNotACubemapFailsTheLaunch) {
+  cudaArray_t array = float_array(ramp(64, 1.0f), 8, 8);
+  cudaTextureObject_t t = make_texture(array_resource(array), cudaFilterModePoint, cudaAddressModeClamp, true);
+  float* out = nullptr;
+  ASSERT_CUDA(cudaMalloc(&out, 6 * 64 * sizeof(float)));
+  testing::internal::CaptureStderr();
+  read_cubemap<<<8, 8>>>(t, out, 8, 1, false, 1.0f);
+  const cudaError_t error = cudaDeviceSynchronize();
+  const std::string report = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(error, cudaErrorIllegalAddress);
+  EXPECT_NE(report.find("not a cubemap"), std::string::npos) << report;
+  EXPECT_NE(report.find("read_cubemap"), std::string::npos) << report;
+  ASSERT_CUDA(cudaDeviceReset());
+}
+
+TEST(TexturesOnTheSimulator, SeamlessCubemapFilteringIsRefusedWithAMessage) {
+  const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  cudaArray_t cube = nullptr;
+  ASSERT_CUDA(cudaMalloc3DArray(&cube, &desc, make_cudaExtent(4, 4, 6), cudaArrayCubemap));
+  const cudaResourceDesc r = array_resource(cube);
+  cudaTextureDesc t{};
+  t.filterMode = cudaFilterModeLinear;
+  t.normalizedCoords = 1;
+  t.seamlessCubemap = 1;
+  cudaTextureObject_t object = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaCreateTextureObject(&object, &r, &t, nullptr), cudaErrorNotSupported);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("seamless"), std::string::npos);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaFreeArray(cube));
 }
 
 #endif  // CUDASIM

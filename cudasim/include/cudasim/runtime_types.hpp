@@ -351,6 +351,8 @@ struct cudaDeviceProp {
   int maxTexture2D[2];
   int maxTexture2DLayered[3];
   int maxTexture3D[3];
+  int maxTextureCubemap;
+  int maxTextureCubemapLayered[2];
   size_t surfaceAlignment;
   int tccDriver;
   int computePreemptionSupported;

@@ -16,8 +16,10 @@
 ///   [0, 1] (unsigned) or [-1, 1] (signed); 16-bit floats come back as floats.
 /// Every texel a fetch reads is counted as a global load of the calling thread, at the fetch's
 /// code address: a texture fetch is a read of global memory through the texture cache. Mipmaps,
-/// cubemaps, gathers, sRGB and resource views are not simulated (creating one is refused with a
-/// message); the legacy texture references were removed from CUDA 12 and are absent here too.
+/// A cubemap is six square faces (a layered array of 6, or 6N with cudaArrayLayered); texCubemap
+/// picks the face of a direction's largest component, as the guide's table "Cubemap Fetch" does,
+/// and filters within that face. Mipmaps, seamless cubemap filtering, gathers, sRGB and resource
+/// views are not simulated (creating one is refused with a message); the legacy texture references were removed from CUDA 12 and are absent here too.
 #pragma once
 
 #include <cstddef>
@@ -115,13 +117,14 @@ cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* resource, cudaSur
 
 namespace cudasim::detail {
 /// Where a texture is read: by an integer index (tex1Dfetch) or at coordinates of `dimensions`
-/// (1, 2 or 3) in layer `layer` (-1: not layered).
+/// (1, 2 or 3) in layer `layer` (-1: not layered), or (cubemap) in the direction (x, y, z).
 struct TexturePoint {
   int dimensions;
   float x, y, z;
   int layer;
   int index;
   bool by_index;
+  bool cubemap = false;
 };
 /// Reads texture `object` at `point` into `texel` (16 bytes): the texel itself where the texture
 /// returns its element type, else four floats. Counts each texel read as a global load of the
@@ -167,6 +170,15 @@ template <class T>
 T tex2DLayered(cudaTextureObject_t t, float x, float y, int layer) {
   return cudasim::detail::fetch<T>(t, {2, x, y, 0.0f, layer, 0, false});
 }
+/// The texel of a cubemap (of cubemap `layer` of a layered one) in the direction (x, y, z).
+template <class T>
+T texCubemap(cudaTextureObject_t t, float x, float y, float z) {
+  return cudasim::detail::fetch<T>(t, {2, x, y, z, 0, 0, false, true});
+}
+template <class T>
+T texCubemapLayered(cudaTextureObject_t t, float x, float y, float z, int layer) {
+  return cudasim::detail::fetch<T>(t, {2, x, y, z, layer, 0, false, true});
+}
 /// Level-of-detail reads: without mipmaps every level is level 0.
 template <class T>
 T tex1DLod(cudaTextureObject_t t, float x, float) {
@@ -179,6 +191,10 @@ T tex2DLod(cudaTextureObject_t t, float x, float y, float) {
 template <class T>
 T tex3DLod(cudaTextureObject_t t, float x, float y, float z, float) {
   return tex3D<T>(t, x, y, z);
+}
+template <class T>
+T texCubemapLod(cudaTextureObject_t t, float x, float y, float z, float) {
+  return texCubemap<T>(t, x, y, z);
 }
 // The forms that write through a pointer.
 template <class T>
@@ -194,6 +210,13 @@ void tex1DLayered(T* value, cudaTextureObject_t t, float x, int layer) { *value 
 template <class T>
 void tex2DLayered(T* value, cudaTextureObject_t t, float x, float y, int layer) {
   *value = tex2DLayered<T>(t, x, y, layer);
+}
+
+template <class T>
+void texCubemap(T* value, cudaTextureObject_t t, float x, float y, float z) { *value = texCubemap<T>(t, x, y, z); }
+template <class T>
+void texCubemapLayered(T* value, cudaTextureObject_t t, float x, float y, float z, int layer) {
+  *value = texCubemapLayered<T>(t, x, y, z, layer);
 }
 
 /// Surfaces: `x` counts bytes, as in CUDA; outside the array `mode` decides.
@@ -240,4 +263,64 @@ template <class T>
 void surf3Dwrite(T value, cudaSurfaceObject_t s, int x, int y, int z,
                  cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
   cudasim::detail::surface_access(s, 3, x, y, z, &value, sizeof(T), true, mode);
+}
+// Layered surfaces, and cubemaps as the layered arrays of their faces (face = 6 x layer + face
+// number): the layer is the third coordinate.
+template <class T>
+T surf1DLayeredread(cudaSurfaceObject_t s, int x, int layer, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  return surf3Dread<T>(s, x, 0, layer, mode);
+}
+template <class T>
+T surf2DLayeredread(cudaSurfaceObject_t s, int x, int y, int layer,
+                    cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  return surf3Dread<T>(s, x, y, layer, mode);
+}
+template <class T>
+T surfCubemapread(cudaSurfaceObject_t s, int x, int y, int face, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  return surf3Dread<T>(s, x, y, face, mode);
+}
+template <class T>
+T surfCubemapLayeredread(cudaSurfaceObject_t s, int x, int y, int layer_face,
+                         cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  return surf3Dread<T>(s, x, y, layer_face, mode);
+}
+template <class T>
+void surf1DLayeredread(T* value, cudaSurfaceObject_t s, int x, int layer,
+                       cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *value = surf3Dread<T>(s, x, 0, layer, mode);
+}
+template <class T>
+void surf2DLayeredread(T* value, cudaSurfaceObject_t s, int x, int y, int layer,
+                       cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *value = surf3Dread<T>(s, x, y, layer, mode);
+}
+template <class T>
+void surfCubemapread(T* value, cudaSurfaceObject_t s, int x, int y, int face,
+                     cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *value = surf3Dread<T>(s, x, y, face, mode);
+}
+template <class T>
+void surfCubemapLayeredread(T* value, cudaSurfaceObject_t s, int x, int y, int layer_face,
+                            cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *value = surf3Dread<T>(s, x, y, layer_face, mode);
+}
+template <class T>
+void surf1DLayeredwrite(T value, cudaSurfaceObject_t s, int x, int layer,
+                        cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  surf3Dwrite(value, s, x, 0, layer, mode);
+}
+template <class T>
+void surf2DLayeredwrite(T value, cudaSurfaceObject_t s, int x, int y, int layer,
+                        cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  surf3Dwrite(value, s, x, y, layer, mode);
+}
+template <class T>
+void surfCubemapwrite(T value, cudaSurfaceObject_t s, int x, int y, int face,
+                      cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  surf3Dwrite(value, s, x, y, face, mode);
+}
+template <class T>
+void surfCubemapLayeredwrite(T value, cudaSurfaceObject_t s, int x, int y, int layer_face,
+                             cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  surf3Dwrite(value, s, x, y, layer_face, mode);
 }
