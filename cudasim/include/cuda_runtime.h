@@ -47,6 +47,7 @@ using std::abs, std::fabs, std::isfinite, std::isinf, std::isnan, std::isnormal,
 #include "cudasim/device_functions.hpp"
 #include "cudasim/runtime_api.hpp"
 #include "cudasim/textures.hpp"
+#include "cudasim/inline_ptx.hpp"
 #include "cudasim/stats.hpp"
 #include "cudasim/link_model.hpp"
 #include "cudasim/timeline.hpp"

@@ -1204,6 +1204,88 @@ std::optional<std::pair<Edit, Edit>> rewriteDelete(const Source& source, std::si
         Edit{operandEnd, operandEnd, ")"});
 }
 
+// An inline-PTX statement `asm volatile("ptx" : "=r"(d) : "r"(a) : "memory")` at `asmPos` (the
+// word asm, __asm or __asm__) in device code, as a call of the simulator's PTX interpreter
+// (cudasim/inline_ptx.hpp): `::cudasim::ptx::run("ptx" , ::cudasim::ptx::colon,
+// ::cudasim::ptx::operand("=r",(d)) , ...)`; a named operand `[out] "=r"(d)` gets
+// `::cudasim::ptx::Name{"out"}` first. Every edit is an insertion or replaces the keyword, a ':'
+// or a `[name]`, so the operands keep their text and whatever other edits they get. Nothing for
+// what it does not read (asm goto): the compiler then judges the statement.
+bool rewriteInlineAssembly(const Source& source, std::size_t asmPos, std::vector<Edit>& edits) {
+    std::size_t open = source.skipBlanksForward(source.wordEnd(asmPos));
+    while (source.isWordStart(open)) {
+        const std::string_view qualifier = source.wordAt(open);
+        if (qualifier != "volatile" && qualifier != "__volatile__" && qualifier != "__volatile" &&
+            qualifier != "inline")
+            return false;
+        open = source.skipBlanksForward(source.wordEnd(open));
+    }
+    if (!source.isCodeChar(open, '(')) return false;
+    const std::size_t end = endOfParenthesized(source, open);
+    if (end == kNotFound) return false;
+    // Line breaks between the keyword and its '(' are kept, so the lines stay the student's.
+    std::vector<Edit> made{{asmPos, open + 1, "::cudasim::ptx::run(" + source.lineBreaksIn(asmPos, open)}};
+    std::vector<std::size_t> operandCloses;  // where an operand's `)` closes, innermost last
+    bool pendingName = false;                 // a [name] was just read: its operand follows
+    int depth = 1;
+    for (std::size_t i = open + 1; i + 1 < end; ++i) {
+        const char c = source.text()[i];
+        if (source.isCode(i)) {
+            if (c == '(') ++depth;
+            if (c == ')') {
+                --depth;
+                if (!operandCloses.empty() && operandCloses.back() == i) {
+                    made.push_back({i + 1, i + 1, ")"});
+                    operandCloses.pop_back();
+                }
+            }
+            if (depth == 1 && c == '[') {  // a named operand: [name] "constraint"(value)
+                const std::size_t close = source.text().find(']', i);
+                const std::size_t literal = close == kNotFound ? kNotFound : source.skipBlanksForward(close + 1);
+                if (literal == kNotFound || literal >= end || source.text()[literal] != '"') return false;
+                std::string name = source.text().substr(i + 1, close - i - 1);
+                name.erase(0, name.find_first_not_of(" \t"));
+                name.erase(name.find_last_not_of(" \t") + 1);
+                if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) {
+                        return isIdentifierStart(ch) || isAsciiDigit(ch);
+                    }))
+                    return false;
+                made.push_back({i, literal, "::cudasim::ptx::operand(::cudasim::ptx::Name{\"" + name + "\"}, "});
+                pendingName = true;
+                i = literal - 1;
+                continue;
+            }
+            if (depth == 1 && c == ':') {
+                const std::size_t next = source.skipBlanksForward(i + 1);
+                const bool more = !source.isCodeChar(next, ':') && !source.isCodeChar(next, ')');
+                made.push_back({i, i + 1, more ? ", ::cudasim::ptx::colon," : ", ::cudasim::ptx::colon"});
+            }
+            continue;
+        }
+        if (depth != 1 || c != '"' || source.isComment(i) || (i > 0 && !source.isCode(i - 1) && !source.isComment(i - 1)))
+            continue;
+        // A string literal at the statement's level: the template, a clobber, or an operand's
+        // constraint when a parenthesised expression follows it.
+        std::size_t literalEnd = i;
+        while (literalEnd < end && !source.isCode(literalEnd) && !source.isComment(literalEnd)) ++literalEnd;
+        const std::size_t next = source.skipBlanksForward(literalEnd);
+        if (source.isCodeChar(next, '(')) {
+            const std::size_t close = endOfParenthesized(source, next);
+            if (close == kNotFound) return false;
+            // After a [name], the name's edit already opened the call.
+            if (!pendingName) made.push_back({i, i, "::cudasim::ptx::operand("});
+            made.push_back({literalEnd, literalEnd, ","});
+            operandCloses.push_back(close - 1);
+        } else if (pendingName) {
+            return false;
+        }
+        pendingName = false;
+        i = literalEnd - 1;
+    }
+    edits.insert(edits.end(), made.begin(), made.end());
+    return true;
+}
+
 // Whether the `__CUDA_ARCH__` at `pos` is a version test in an #if or #elif line (compared, not
 // tested with `defined`).
 bool isArchVersionTest(const Source& source, std::size_t pos) {
@@ -2247,6 +2329,9 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                     edits.push_back(std::move(*edit));
                     continue;
                 }
+            } else if ((word == "asm" || word == "__asm" || word == "__asm__") && insideDeviceCode() &&
+                       !source.isDirective(pos) && rewriteInlineAssembly(source, pos, edits)) {
+                // The operands are read on as code (their own edits); the keyword was replaced.
             } else if (word == "assert" && insideDeviceCallable() && isPlainCall(source, pos)) {
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ASSERT"});
             } else if (const char* counted = deviceLibraryFunction(word); counted != nullptr && insideDeviceCallable()) {
