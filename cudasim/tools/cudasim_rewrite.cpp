@@ -1137,12 +1137,15 @@ const char* deviceLibraryFunction(std::string_view word) {
     return nullptr;
 }
 
-// A call of the library function at `pos`, unqualified or qualified by `std::` or `::`, renamed
-// to `replacement` (the qualifier with it); nothing for a member, another namespace's function,
-// or a name that is not called.
+// A use of the library function at `pos`, unqualified or qualified by `std::` or `::`, renamed
+// to `replacement` (the qualifier with it); nothing for a member or another namespace's
+// function. The memory functions are renamed wherever they are named: their address
+// (`auto copy = memcpy;`) must be the counted function too, or a call through it would move
+// memory the counters never see. malloc and free only where called (a local may be named `free`).
 std::optional<Edit> renameLibraryCall(const Source& source, std::size_t pos, const char* replacement) {
     const std::size_t end = source.wordEnd(pos);
-    if (!source.isCodeChar(source.skipBlanksForward(end), '(')) return std::nullopt;
+    const bool memoryFunction = std::string_view(replacement).find("device_mem") != std::string_view::npos;
+    if (!memoryFunction && !source.isCodeChar(source.skipBlanksForward(end), '(')) return std::nullopt;
     std::size_t start = pos;
     const std::size_t before = source.skipBlanksAndCommentsBackward(pos);
     if (before >= 2 && source.codeStartsWith(before - 2, "::")) {

@@ -1,6 +1,7 @@
 // memcpy, memmove and memset in device code, unqualified, std:: or :: qualified, or __builtin_,
-// become the simulator's counted ones (the C library's are not instrumented); host code,
-// members, other namespaces' functions and names that are not called stay.
+// become the simulator's counted ones (the C library's are not instrumented), also where only
+// their address is taken (a call through it would not be counted); host code, members and other
+// namespaces' functions stay.
 #include <cstring>
 struct Buffer { void memcpy(const void*, unsigned); };
 namespace mine { __device__ void* memset(void* p, int, unsigned long) { return p; } }

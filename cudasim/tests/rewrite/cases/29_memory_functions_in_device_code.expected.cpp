@@ -1,7 +1,8 @@
 #line 1 "@INPUT@"
 // memcpy, memmove and memset in device code, unqualified, std:: or :: qualified, or __builtin_,
-// become the simulator's counted ones (the C library's are not instrumented); host code,
-// members, other namespaces' functions and names that are not called stay.
+// become the simulator's counted ones (the C library's are not instrumented), also where only
+// their address is taken (a call through it would not be counted); host code, members and other
+// namespaces' functions stay.
 #include <cstring>
 struct Buffer { void memcpy(const void*, unsigned); };
 namespace mine { __device__ void* memset(void* p, int, unsigned long) { return p; } }
@@ -13,7 +14,7 @@ __global__ void kernel(float* d, const float* s, int n, Buffer* b) {
     ::cudasim::detail::device_memset (d, 0, sizeof(float));
     mine::memset(d, 0, 4);
     b->memcpy(s, 4);
-    auto* function = &memcpy;
+    auto* function = &::cudasim::detail::device_memcpy;
     (void)function;
 } CUDASIM_KNOWN_KERNEL(kernel, (float* d, const float* s, int n, Buffer* b))
 int main() { float a[2] = {1, 2}, b[2]; std::memcpy(b, a, sizeof a); memset(a, 0, sizeof a); }
