@@ -171,6 +171,40 @@ CASES = {
                            "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # A file pulled into the object at assembly time (.incbin), the keyword built by token
     # pasting so that no plain text search of the source finds it.
+    # Found by a red-team run (2026-11-26). Digraphs: `%:if 0` ends the kernel's region and
+    # `%:endif` in the launcher's swallows the given code between them (the region rules read
+    # only #, {, }, [ and ]); each region must now spell them plainly.
+    "digraphs_swallow_the_given_code": {
+        "base": "solutions",
+        "patch": {VA: [("  // END YOUR CODE\n}\n", "%:if 0\n  // END YOUR CODE\n}\n"),
+                       ("  // BEGIN YOUR CODE\n  // TODO(student): return early",
+                        "  // BEGIN YOUR CODE\n%:endif\n  // TODO(student): return early")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "regions changed"}},
+    # The simulator's own counters, reached through its sources: forbidden both as an include
+    # outside the public headers and as an import the public headers never make.
+    "include_the_simulators_internals": {
+        "base": "solutions",
+        "patch": {VA: [(INC_VA, INC_VA + "#include <cudasim/../../src/internal.hpp>\n"),
+                       ("  if (n == 0) return;\n", "  if (n == 0) return;\n  cudasim::detail::clear_sticky_error();\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # Adds without a counted load or store: the compiler's atomic builtin, and memcpy reached
+    # through its address from the launcher (the rewrite counts memcpy only in device code).
+    "add_by_a_compiler_atomic": {
+        "base": "solutions",
+        "patch": {VA: [(GOOD_BODY, "    float sum = a[i] + b[i];\n    __atomic_store_n(reinterpret_cast<unsigned*>(c + i), "
+                                   "__float_as_uint(sum), __ATOMIC_RELAXED);\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    "copy_through_a_pointer_to_memcpy": {
+        "base": "solutions",
+        "patch": {VA: [("  if (n == 0) return;\n",
+                        "  if (n == 0) return;\n  void* (*volatile copy)(void*, const void*, std::size_t) = memcpy;\n"
+                        "  (void)copy;\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # Inline PTX in a kernel, which the simulator would now run: still inline assembly.
+    "inline_ptx_in_the_kernel": {
+        "base": "solutions",
+        "patch": {VA: [(GOOD_BODY, '    asm("add.f32 %0, %1, %2;" : "=f"(c[i]) : "f"(a[i]), "f"(b[i]));\n')]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     "incbin_through_a_macro": {"base": "exercises",
                                "patch": {VA: [(PLACEHOLDER_VA, PLACEHOLDER_VA + "#define GLUE(a, b) a##b\n"
                                                "  GLUE(__as, m__)(\".pushsection .rodata\\n.incbin \\\"/etc/hostname\\\"\\n"

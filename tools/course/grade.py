@@ -9,7 +9,7 @@ import secrets
 import shutil
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import ui
 from .backend import Toolchain
@@ -25,7 +25,7 @@ from .rubric import load_rubric, score
 from .untrusted import ObjectBaseline, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
     dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
-    trusted_definitions, undefined_symbols
+    trusted_definitions, uncounted_memory_in, undefined_symbols
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -589,13 +589,18 @@ def preprocessed_source(build: BuildDir, obj: str) -> str:
                           universal_newlines=True, errors="replace").stdout
 
 
-def source_rule(build: BuildDir, obj: str, own: str) -> Optional[str]:
-    """A message when the submission's own code (after macro expansion) has inline assembly or
-    reopens a namespace that is not its own; None when it has neither."""
+def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] = ()) -> Optional[str]:
+    """A message when the submission's own code (after macro expansion) has inline assembly,
+    moves memory past the simulator's counters, or reopens a namespace that is not its own;
+    None when it does none of these."""
     text = preprocessed_source(build, obj)
     asm = assembly_in(text, [own])
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])
+    uncounted = uncounted_memory_in(text, [own], "threads" in facilities)
+    if uncounted:
+        return ("forbidden code: %s; use CUDA's atomics (atomicAdd, atomicCAS, ...), which are counted as the "
+                "traffic they make, and call memcpy, memmove and memset directly" % "; ".join(uncounted[:3]))
     reserved = reserved_namespaces_in(text, [own])
     if reserved:
         return ("forbidden code: the exercise's file opens %s; an exercise defines its own functions, not the "
@@ -617,6 +622,13 @@ def forbidden_dependency(inputs: str, root: str, allowed: List[str]) -> Optional
                 "A submission compiles against the course's headers and the system's only; the compiler read: %s"
                 % ", ".join(outside[:5]))
     return None
+
+
+def exercise_include_roots(snapshot: str) -> List[str]:
+    """The folders of the course snapshot an exercise's file may read: the simulator's public
+    headers and the lessons' (its own lesson's and lessons/common). Not the simulator's sources
+    (cudasim/src/internal.hpp declares the runtime's counters), the grader, or the tests."""
+    return [os.path.join(snapshot, "cudasim", "include"), os.path.join(snapshot, "lessons")]
 
 
 def dependency_paths(build: BuildDir, obj: str) -> str:
@@ -747,10 +759,10 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         for obj in objects if baseline is not None else []:
             rule = check_object(obj, rubrics[ex.lesson].allowed_libraries(ex.name), baseline)
             if not rule:
-                rule = source_rule(build, obj, copy_dir)
+                rule = source_rule(build, obj, copy_dir, rubrics[ex.lesson].allowed_libraries(ex.name))
             if not rule:
                 inputs = dependency_paths(build, obj) + "\n" + "\n".join(rewrite_inputs(build.path, target, ex.file))
-                forbidden = forbidden_dependency(inputs, root, [snapshot, copy_dir, build.path])
+                forbidden = forbidden_dependency(inputs, root, exercise_include_roots(snapshot) + [copy_dir, build.path])
             if rule or forbidden:
                 break
         if forbidden:

@@ -76,6 +76,21 @@ _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(\w+)[ \t]*(\w*)")
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 
 
+# C++'s alternative spellings of #, {, }, [ and ]: the compiler reads them as those tokens.
+_DIGRAPHS = {"%:": "#", "<%": "{", "%>": "}", "<:": "[", ":>": "]"}
+
+
+def _digraph_at(text: str, i: int) -> Optional[str]:
+    """The digraph at ``i``, or None. ``<::`` is ``<`` then ``::`` (C++11), unless a third ``:``
+    or a ``>`` follows, as the compiler reads it."""
+    two = text[i:i + 2]
+    if two not in _DIGRAPHS:
+        return None
+    if two == "<:" and text.startswith("<::", i) and not text.startswith(("<:::", "<::>"), i):
+        return None
+    return two
+
+
 def region_problems(text: str) -> Tuple[Optional[str], List[str]]:
     """(why the region does not stand on its own, or None; the macros it defines).
 
@@ -141,6 +156,10 @@ def region_problems(text: str) -> Tuple[Optional[str], List[str]]:
             while i < n and (text[i].isalnum() or text[i] == "_"):
                 i += 1
         else:
+            digraph = _digraph_at(text, i)
+            if digraph:
+                return ("it writes %s as the digraph %s, which the region rules would not see; write %s"
+                        % (_DIGRAPHS[digraph], digraph, _DIGRAPHS[digraph])), defined
             if c in "([{":
                 brackets.append(c)
             elif c in _CLOSING:

@@ -10,6 +10,7 @@ constructor). Each rule answers with a message that names the symbol or the sect
 
 Names are matched demangled (``nm -C``) for imports and mangled for definitions, whose namespace
 is read from the Itanium mangling so that a return type in a demangled name cannot mislead it."""
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -117,13 +118,40 @@ def import_verdict(mangled: str, shown: str, facilities: Sequence[str],
         return None
     if ns in _RESERVED_ALWAYS and ns != "10__cxxabiv1":     # the C++ runtime's type info may be imported
         return "part of %s, which belongs to the grader" % _RESERVED_ALWAYS[ns]
-    if ns in ("7cudasim", "6course") and not _matches(_patterns(ALWAYS_ALLOWED, "the simulator's device interface"),
-                                                      name):
+    if ns in ("7cudasim", "6course") and not (
+            _matches(_patterns(ALWAYS_ALLOWED, "the simulator's device interface"), name) and
+            _declared_in_public_headers(name)):
         return "part of the course's harness or simulator, not of what an exercise may call"
     for group in ALWAYS_ALLOWED:
         if _matches(_patterns(ALWAYS_ALLOWED, group), name):
             return None
     return "not on the list of what an exercise may call"
+
+
+# The simulator's headers (cudasim/include) call into cudasim::detail from inline code that a
+# submission's object instantiates; its other functions (cudasim/src/internal.hpp: the link and
+# launch counters, the sticky error) are the runtime's own, and an object that reaches them
+# (through `#include <cudasim/../../src/internal.hpp>`, say) could rewrite what it is graded on.
+_SIMULATOR_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cudasim", "include")
+_PUBLIC_WORDS: Optional[Set[str]] = None
+_DETAIL_NAME = re.compile(r"^cudasim::detail::(\w+)")
+
+
+def _declared_in_public_headers(shown: str) -> bool:
+    """Whether a cudasim::detail name the object imports is one the simulator's public headers
+    name (every word of cudasim/include counts, a superset of what they declare)."""
+    global _PUBLIC_WORDS
+    match = _DETAIL_NAME.match(shown)
+    if not match:
+        return True  # cudasim::dynamic_shared_memory and the like, matched by their own pattern
+    if _PUBLIC_WORDS is None:
+        words: Set[str] = set()
+        for folder, _, files in os.walk(_SIMULATOR_INCLUDE):
+            for file in files:
+                with open(os.path.join(folder, file), encoding="utf-8", errors="replace") as f:
+                    words.update(re.findall(r"[A-Za-z_]\w*", f.read()))
+        _PUBLIC_WORDS = words
+    return match.group(1) in _PUBLIC_WORDS
 
 
 def _facility_name(lib: str) -> str:

@@ -376,7 +376,9 @@ def program_output_for_student(output: str, limit: int = 8192) -> str:
 # ---- inline assembly ---------------------------------------------------------------------
 _LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:[^"\\]|\\.)*)"')
 _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_ASM = re.compile(r"\b(asm|__asm|__asm__)\b")
+# The simulator's rewrite turns inline PTX in device code into calls of its PTX interpreter
+# (cudasim/inline_ptx.hpp): inline assembly all the same.
+_ASM = re.compile(r"\b(asm|__asm|__asm__)\b|\bcudasim\s*::\s*ptx\s*::")
 
 
 def own_code(preprocessed: str, own_files: Iterable[str]) -> List[Tuple[str, str, str]]:
@@ -406,6 +408,30 @@ def assembly_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
     pull a file in with ``.incbin`` without naming any symbol."""
     return ["%s: %s" % (name, line.strip()[:120]) for name, line, code in own_code(preprocessed, own_files)
             if _ASM.search(code)]
+
+
+# Memory a kernel would move past the simulator's counters (and memcheck), which the lessons'
+# checks of how the work was done rely on: the compiler's atomic builtins and the standard
+# library's atomics (one lock-prefixed instruction each, not a counted load or store), and the
+# memory functions reached through their address (the rewrite counts their calls in device
+# code; a pointer to the C library's memcpy handed to a kernel would not be).
+_UNCOUNTED = [
+    (re.compile(r"\b__(?:atomic|sync|c11_atomic)_\w+"), "a compiler atomic builtin", True),
+    (re.compile(r"\b(?:std|cuda)\s*::\s*(?:std\s*::\s*)?atomic(?:_ref|_flag)?\b"), "a standard library atomic", False),
+    (re.compile(r"\b(?:memcpy|memmove|memset|mempcpy|memccpy|bcopy|bzero|wmemcpy|wmemmove|wmemset)\b(?!\s*\()"),
+     "the address of a memory function", True),
+]
+
+
+def uncounted_memory_in(preprocessed: str, own_files: Iterable[str], threads_allowed: bool) -> List[str]:
+    """Where the submission's own code moves memory in a way the simulator does not count (see
+    _UNCOUNTED); the standard library's atomics are allowed where the exercise has threads."""
+    found = []
+    for name, line, code in own_code(preprocessed, own_files):
+        for pattern, what, always in _UNCOUNTED:
+            if (always or not threads_allowed) and pattern.search(code):
+                found.append("%s (%s: %s)" % (what, name, line.strip()[:100]))
+    return found
 
 
 _RESERVED_NAMESPACES = r"(?:::\s*)?(std|__gnu_cxx|__cxxabiv1|testing|course|cudasim)\b"

@@ -94,6 +94,12 @@ class ARegionStandsOnItsOwn(unittest.TestCase):
         self.refused("#pragma clang attribute push (__attribute__((weak)), apply_to = function)\n",
                      "only #pragma unroll may appear")
         self.refused("#pragma STDC FP_CONTRACT ON\n", "#pragma STDC")
+        # Digraphs: the compiler reads %: as #, <% %> as { }, <: :> as [ ]. Found by a red-team
+        # run: `%:if 0` in one region and `%:endif` in the next swallowed the given launcher.
+        self.refused("  c[i] = a[i] + b[i];\n%:if 0\n", "the digraph %:")
+        self.refused("  %>\n  void escaped() <%\n", "the digraph %>")
+        self.refused("  int v<:4:> = {};\n", "the digraph <:")
+        self.ok("  std::vector<::std::size_t> sizes; int m = a % b; bool t = x ? y :z;\n")
 
     def test_macros_it_defines_are_named(self):
         why, defined = region_problems("#define SQUARE(x) ((x) * (x))\n#define N 4\n  y = SQUARE(N);\n")

@@ -1,7 +1,7 @@
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
-from course.untrusted import (ForgedResults, GraderSecret, assembly_in, compiler_messages_for_student, count_expected,
+from course.untrusted import (ForgedResults, GraderSecret, assembly_in, uncounted_memory_in, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
                               preprocess_command, program_output_for_student, reserved_namespaces_in, sign,
                               solution_includes)
@@ -110,6 +110,14 @@ class ImportAllowListTest(unittest.TestCase):
             "testing::ScopedFakeTestPartResultReporter::ScopedFakeTestPartResultReporter("
             "testing::TestPartResultArray*)", []))
         self.assertFalse(self.allowed("_ZN7cudasim11reset_statsEv", "cudasim::reset_stats()"))
+        # cudasim::detail as the public headers call it, not the runtime's own functions that only
+        # cudasim/src/internal.hpp declares (a red-team run rewrote lesson 05's link counters so).
+        self.assertFalse(self.allowed("_ZN7cudasim6detail16reset_link_statsEv", "cudasim::detail::reset_link_stats()"))
+        self.assertFalse(self.allowed("_ZN7cudasim6detail17count_peer_accessEiim",
+                                      "cudasim::detail::count_peer_access(int, int, unsigned long)"))
+        self.assertFalse(self.allowed("_ZN7cudasim6detail19count_device_accessEPKvjbS2_",
+                                      "cudasim::detail::count_device_access(void const*, unsigned int, bool, "
+                                      "void const*)"))
         self.assertFalse(self.allowed("_ZN6course4test6detail7compareIfEEbv", "bool course::test::detail::compare<float>()"))
 
 
@@ -193,6 +201,20 @@ class ObjectChecksTest(unittest.TestCase):
         self.assertEqual(len(found), 1)
         self.assertIn(".incbin", found[0])
         self.assertEqual(assembly_in(pp.replace("__asm__(", "f("), ["/tmp/sub"]), [])
+
+    def test_memory_moved_past_the_counters_in_the_submissions_own_lines(self):
+        head = ('# 1 "/usr/include/c++/12/atomic" 3\nstruct atomic { void f() { __atomic_fetch_add(p, 1, 0); } };\n'
+                '# 4 "/tmp/sub/03/01_dot.cu"\n')
+        for code, threads, found in [
+                ("  __atomic_compare_exchange_n(w, &seen, now, false, 0, 0);\n", True, 1),
+                ("  __sync_fetch_and_add(p, 1);\n", False, 1),
+                ("  std::atomic_ref<float>(*r).fetch_add(s);\n", False, 1),
+                ("  std::atomic<bool> done{false};\n", True, 0),      # reader threads may use atomics
+                ("  void* (*volatile cp)(void*, const void*, std::size_t) = memcpy;\n", False, 1),
+                ("  auto cp = &memmove;\n", False, 1),
+                ("  memcpy(a, b, n);  std::memset(a, 0, n);\n", False, 0),
+                ("  atomicAdd(result, sum);  const char* s = \"__atomic_x memcpy\";\n", False, 0)]:
+            self.assertEqual(len(uncounted_memory_in(head + code, ["/tmp/sub"], threads)), found, code)
 
     def test_reserved_namespaces_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/sstream" 3\nnamespace std { template <> class x<int>; }\n# 4 "/tmp/sub/01_a.cu"\n'
