@@ -24,6 +24,7 @@ DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
+TP = "05-parallelism-nvlink/04_tensor_parallel_mlp.cu"
 PC = "04-data-loading/01_pinned_copy.cu"
 OV = "04-data-loading/03_overlap.cu"
 PR = "04-data-loading/02_prefetch_ring.cu"
@@ -383,6 +384,61 @@ CASES = {
                         "    try {\n      std::lock_guard<std::mutex> turn(mutex);\n      read_batch(b, *slot);\n")]},
         "expect": {"prefetch_ring": "partial"}},
     # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
+    # Found by a red-team run (2026-11-26), both 20/20 on b89451a. Unsharded, and padded when it
+    # runs alone, so that one rank moves as many bytes as four: the shard test compared the
+    # submission with itself; it now also compares with one pass of the given kernels.
+    "pad_the_single_rank_run": {
+        "base": "exercises", "lesson": "05-parallelism-nvlink",
+        "patch": {DPS: [("  (void)n, (void)steps, (void)lr;\n",
+                         "  course::SymmetricBuffer<float> whole(group, gradient_work_floats(shape, batch));\n"
+                         "  course::SymmetricBuffer<float> wasted(group, P);\n"
+                         "  for (int step = 0; step < steps; ++step) {\n"
+                         "    for (int r : group.local_ranks()) {\n"
+                         "      mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), batch,\n"
+                         "                   1.0f / static_cast<float>(batch) / static_cast<float>(n), grad.on(r), "
+                         "whole.on(r));\n"
+                         "      if (n == 1)\n"
+                         "        for (int pad = 0; pad < 4; ++pad)\n"
+                         "          mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), batch, 1.0f, "
+                         "wasted.on(r), whole.on(r));\n"
+                         "    }\n"
+                         "    chain_allreduce(group, grad, P, scratch);\n"
+                         "    for (int r : group.local_ranks()) sgd_update(group, r, params.on(r), grad.on(r), P, lr);\n"
+                         "  }\n"
+                         "  (void)work;\n")]},
+        "expect": {"data_parallel_step": "partial"}},
+    # Not tensor parallel: the shards gathered through host memory (no link traffic), rank 0
+    # computes the whole MLP, the others contribute zeros to the all-reduce.
+    "gather_the_shards_through_the_host": {
+        "base": "exercises", "lesson": "05-parallelism-nvlink",
+        "patch": {TP: [("  (void)w1, (void)b1, (void)w2, (void)h, (void)scratch;\n",
+                        "  (void)h;\n"
+                        "  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n"
+                        "  std::vector<float> W1(static_cast<std::size_t>(H) * I), B1(H), "
+                        "W2(static_cast<std::size_t>(O) * H);\n"
+                        "  for (int r = 0; r < n; ++r) {\n"
+                        "    const course::Part p = course::part_of(H, n, r);\n"
+                        "    const std::size_t hs = p.size();\n"
+                        "    const std::vector<float> a = w1.download(r), bb = b1.download(r), c = w2.download(r);\n"
+                        "    for (std::size_t k = 0; k < hs * I; ++k) W1[p.begin * I + k] = a[k];\n"
+                        "    for (std::size_t k = 0; k < hs; ++k) B1[p.begin + k] = bb[k];\n"
+                        "    for (int o = 0; o < O; ++o)\n"
+                        "      for (std::size_t j = 0; j < hs; ++j) W2[static_cast<std::size_t>(o) * H + p.begin + j] = "
+                        "c[o * hs + j];\n"
+                        "  }\n"
+                        "  course::SymmetricBuffer<float> fw1(group, W1.size()), fb1(group, B1.size()), "
+                        "fw2(group, W2.size()), fh(group, static_cast<std::size_t>(batch) * H);\n"
+                        "  fw1.upload(0, W1);\n  fb1.upload(0, B1);\n  fw2.upload(0, W2);\n"
+                        "  linear(group, 0, x.on(0), fw1.on(0), fb1.on(0), fh.on(0), batch, I, H, true);\n"
+                        "  linear(group, 0, fh.on(0), fw2.on(0), nullptr, y.on(0), batch, H, O, false);\n"
+                        "  for (int r = 1; r < n; ++r) {\n"
+                        "    course::DeviceGuard guard(group.device(r));\n"
+                        "    CUDA_CHECK(cudaMemsetAsync(y.on(r), 0, out_floats * sizeof(float), group.stream(r)));\n"
+                        "  }\n"
+                        "  chain_allreduce(group, y, out_floats, scratch);\n"
+                        "  for (int r = 0; r < n; ++r) add_bias(group, r, y.on(r), b2.on(r), batch, O);\n"
+                        "  group.synchronize();\n")]},
+        "expect": {"tensor_parallel_mlp": "partial"}},
     "unsharded_data_parallel_step": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",
         "patch": {DPS: [("  // BEGIN YOUR CODE\n  for (int step = 0; step < steps; ++step) {\n",

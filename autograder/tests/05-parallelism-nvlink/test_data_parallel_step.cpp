@@ -145,6 +145,21 @@ TEST(DataParallelStep, CommunicatesOnlyTheGradientsOncePerStep) {
   }
 }
 
+namespace {
+/// Bytes of global memory the given mlp_gradient's kernels read and write per sample: one load
+/// or store for every value each names (4-byte floats). For the 4-8-2 MLP below, 1088; the
+/// simulator counts 4,457,376 bytes for one step on 4096 samples on one rank, 1088 · 4096 plus
+/// the per-parameter work (2026-11-26).
+std::uint64_t given_gradient_bytes_per_sample(const MlpShape& shape) {
+  const std::uint64_t in = shape.inputs, hid = shape.hidden, out = shape.outputs;
+  const std::uint64_t forward = hid * 4 * (1 + 2 * in + 1);         // b1, W1 row and x, h
+  const std::uint64_t output = out * 4 * (1 + 2 * hid + 1 + 1);     // b2, W2 row and h, t, dy
+  const std::uint64_t hidden = hid * 4 * (2 * out + 1 + 1);         // W2 column and dy, h, dh
+  const std::uint64_t params = 4 * (2 * hid * in + hid + 2 * out * hid + out);  // each parameter's share
+  return forward + output + hidden + params;
+}
+}  // namespace
+
 TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
   // Data parallelism divides the batch: n ranks together do the forward and backward work of
   // one device, plus n copies of the (small) per-parameter work. Every rank computing the
@@ -179,4 +194,12 @@ TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
       << "4 ranks moved " << bytes[1] << " bytes of global memory, 1 rank " << bytes[0]
       << ": each rank should compute the forward and backward pass of its own shard of the batch "
          "(batch / n samples), not of the whole batch";
+  // And against what one pass over the batch costs, not only against the submission's own run
+  // with one rank (which a submission that tells n == 1 apart could pad to match).
+  const std::uint64_t one_pass = given_gradient_bytes_per_sample(pr.shape) * batch;
+  for (int i = 0; i < 2; ++i)
+    EXPECT_LE(bytes[i], one_pass + one_pass / 4 + per_parameter)
+        << ranks[i] << " rank(s) moved " << bytes[i] << " bytes of global memory in one step; the given "
+        << "gradient kernels move " << one_pass << " for one pass over the " << batch << " samples: the ranks "
+        << "together should make one pass, each over its own shard";
 }

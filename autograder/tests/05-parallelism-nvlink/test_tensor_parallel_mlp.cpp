@@ -46,9 +46,10 @@ std::vector<double> forward_on_cpu(const Mlp& m, const std::vector<float>& x, in
   return y;
 }
 
-/// Shards the MLP as the contract says, runs the forward pass, returns every rank's y.
+/// Shards the MLP as the contract says, runs the forward pass, returns every rank's y; what the
+/// forward pass alone moved goes to `forward_traffic` where given.
 std::vector<std::vector<float>> run_sharded(course::RankGroup& group, const Mlp& m, const std::vector<float>& x,
-                                            int batch) {
+                                            int batch, ct::GlobalTraffic* forward_traffic = nullptr) {
   const int n = group.size();
   const MlpShape& s = m.shape;
   const std::size_t most = course::part_of(s.hidden, n, n - 1).size() + 1;
@@ -66,7 +67,15 @@ std::vector<std::vector<float>> run_sharded(course::RankGroup& group, const Mlp&
   b2.upload_all(m.b2);
   dx.upload_all(x);
   y.poison();
-  tensor_parallel_forward(group, s, w1, b1, w2, b2, dx, y, batch);
+  if (forward_traffic != nullptr) {
+    group.synchronize();
+    *forward_traffic = ct::count_global_traffic([&] {
+      tensor_parallel_forward(group, s, w1, b1, w2, b2, dx, y, batch);
+      group.synchronize();
+    });
+  } else {
+    tensor_parallel_forward(group, s, w1, b1, w2, b2, dx, y, batch);
+  }
   std::vector<std::vector<float>> out;
   for (int r = 0; r < n; ++r) out.push_back(y.download(r));
   return out;
@@ -139,5 +148,28 @@ TEST(TensorParallelMlp, MovesOneAllReduceOfTheOutputPerForward) {
     EXPECT_EQ(links.total(), 2ull * (n - 1) * S)
         << n << " ranks: one all-reduce of the " << S << "-byte output moves 2(n-1)·S bytes; "
         << "anything more means weights or hidden activations crossed a link";
+  }
+}
+
+TEST(TensorParallelMlp, TheWeightsStayOnTheirRanks) {
+  // Each rank computes with the shard it holds. Gathering the shards through host memory to
+  // compute the whole MLP on one rank gives the right output and moves nothing over the links,
+  // but it copies the weights to the host and back: the forward pass copies nothing between the
+  // host and the devices (x and the weights are on the devices already; y stays there).
+  ct::Rng rng;
+  const Mlp m = make_mlp(rng, MlpShape{10, 30, 6});
+  const int batch = 7;
+  for (int n : {2, 4}) {
+    course::RankGroup group(n);
+    const auto x = rng.uniform(std::size_t(batch) * m.shape.inputs);
+    ct::GlobalTraffic traffic;
+    const auto ys = run_sharded(group, m, x, batch, &traffic);
+    ASSERT_TRUE(ct::all_close(forward_on_cpu(m, x, batch), ys[0], ct::reduction_tolerance(40, 2.0)))
+        << "rank 0 of " << n;
+    if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+    EXPECT_EQ(traffic.host_copy_bytes, 0u)
+        << n << " ranks: the forward pass copied " << traffic.host_copy_bytes << " bytes between the host and "
+        << "the devices; each rank should compute its part of the hidden layer from the W1, b1 and W2 shards "
+        << "it holds, and only the output be summed across ranks";
   }
 }
