@@ -256,7 +256,8 @@ function(course_write_manifest)
   \"cu_flags\": [${_course_cu_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_SIM_TOOLKIT_STUBS_DIR}\", \"${COURSE_ROOT}/lessons/common\"],
   \"rewrite_include_dirs\": [\"${COURSE_ROOT}/lessons/common\"],
-  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\"]
+  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\",
+           \"-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset\"]
 }
 ")
   else()

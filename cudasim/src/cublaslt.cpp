@@ -130,7 +130,7 @@ cublasStatus_t not_supported(const char* caller, const char* why) {
 template <class T>
 bool read_attribute(const void* buf, std::size_t size, T& value) {
   if (buf == nullptr || size != sizeof(T)) return false;
-  std::memcpy(&value, buf, sizeof(T));
+  cudasim::detail::raw_memcpy(&value, buf, sizeof(T));
   return true;
 }
 
@@ -410,7 +410,7 @@ cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p
   const cublasStatus_t found = find_preference_field("cublasLtMatmulPreferenceSetAttribute", pref, attr, size, field);
   if (found != CUBLAS_STATUS_SUCCESS) return found;
   if (buf == nullptr || sizeInBytes != size) return CUBLAS_STATUS_INVALID_VALUE;
-  std::memcpy(field, buf, size);
+  cudasim::detail::raw_memcpy(field, buf, size);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -427,7 +427,7 @@ cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t p
     return CUBLAS_STATUS_SUCCESS;
   }
   if (buf == nullptr || sizeInBytes != size) return CUBLAS_STATUS_INVALID_VALUE;
-  std::memcpy(buf, field, size);
+  cudasim::detail::raw_memcpy(buf, field, size);
   if (sizeWritten != nullptr) *sizeWritten = size;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -449,7 +449,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cubl
   if (checked != CUBLAS_STATUS_SUCCESS) return checked;
   // The one algorithm: it needs no workspace, so it fits every workspace limit.
   cublasLtMatmulHeuristicResult_t& result = heuristicResultsArray[0];
-  std::memset(&result, 0, sizeof(result));
+  cudasim::detail::raw_memset(&result, 0, sizeof(result));
   result.workspaceSize = 0;
   result.state = CUBLAS_STATUS_SUCCESS;
   result.wavesCount = 1.0f;

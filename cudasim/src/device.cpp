@@ -21,7 +21,7 @@ const cudaDeviceProp& device_properties() {
   static const cudaDeviceProp props = [] {
     cudaDeviceProp p{};
     std::strncpy(p.name, "cudasim CPU simulator (H100-like model, not a GPU)", sizeof(p.name) - 1);
-    std::memcpy(p.uuid.bytes, "cudasim-model-00", 16);
+    cudasim::detail::raw_memcpy(p.uuid.bytes, "cudasim-model-00", 16);
     p.totalGlobalMem = std::size_t{80} * 1000 * 1000 * 1000;
     p.sharedMemPerBlock = kDefaultDynamicSharedLimit;
     p.regsPerBlock = 65536;

@@ -275,7 +275,9 @@ class Machine {
     for (unsigned i = 0; i < statement_.outputs; ++i) {
       Operand& o = statement_.operands[i];
       if (o.address == nullptr) fail("output %" + std::to_string(i) + " is not an lvalue that can be written");
-      std::memcpy(o.address, &values_[i], o.bytes);
+      // The compiler stores an output after the asm: into memory where the lvalue is memory.
+      cudasim::detail::count_device_access(o.address, o.bytes, true, pc_);
+      cudasim::detail::raw_memcpy(o.address, &values_[i], o.bytes);
     }
   }
 
@@ -460,10 +462,10 @@ class Machine {
         if (ordered) {
           std::atomic_thread_fence(std::memory_order_seq_cst);
         }
-        std::memcpy(element, &v, bytes);
+        cudasim::detail::raw_memcpy(element, &v, bytes);
       } else {
         std::uint64_t v = 0;
-        std::memcpy(&v, element, bytes);
+        cudasim::detail::raw_memcpy(&v, element, bytes);
         if (ordered) std::atomic_thread_fence(std::memory_order_seq_cst);
         // A narrow load into a wider register extends by the load's type.
         set(values[i], normalise(v, t), {t.kind, 64});

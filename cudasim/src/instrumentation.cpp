@@ -34,6 +34,13 @@
 
 #include "internal.hpp"
 
+extern "C" {
+// Defined by the linker for --wrap=memcpy and the like: the C library's own functions.
+void* __real_memcpy(void* destination, const void* source, std::size_t bytes);
+void* __real_memmove(void* destination, const void* source, std::size_t bytes);
+void* __real_memset(void* destination, int value, std::size_t bytes);
+}
+
 namespace cudasim::detail {
 
 namespace {
@@ -699,7 +706,7 @@ void vector_copy(void* destination, const void* source, unsigned bytes) {
     on_access(source, bytes, false, pc);
     on_access(destination, bytes, true, pc);
   }
-  std::memmove(destination, source, bytes);
+  raw_memmove(destination, source, bytes);
 }
 
 namespace {
@@ -726,22 +733,101 @@ void* device_memcpy(void* destination, const void* source, std::size_t bytes) {
   const void* pc = __builtin_return_address(0);
   on_range_access(source, bytes, false, pc);
   on_range_access(destination, bytes, true, pc);
-  return std::memcpy(destination, source, bytes);
+  return raw_memcpy(destination, source, bytes);
 }
 
 void* device_memmove(void* destination, const void* source, std::size_t bytes) {
   const void* pc = __builtin_return_address(0);
   on_range_access(source, bytes, false, pc);
   on_range_access(destination, bytes, true, pc);
-  return std::memmove(destination, source, bytes);
+  return raw_memmove(destination, source, bytes);
 }
 
 void* device_memset(void* destination, int value, std::size_t bytes) {
   on_range_access(destination, bytes, true, __builtin_return_address(0));
-  return std::memset(destination, value, bytes);
+  return raw_memset(destination, value, bytes);
 }
 
+// The C library's functions, as the linker's --wrap names them (the simulator library is always
+// linked with the wrap: cudasim/CMakeLists.txt).
+void* raw_memcpy(void* destination, const void* source, std::size_t bytes) noexcept {
+  return __real_memcpy(destination, source, bytes);
+}
+void* raw_memmove(void* destination, const void* source, std::size_t bytes) noexcept {
+  return __real_memmove(destination, source, bytes);
+}
+void* raw_memset(void* destination, int value, std::size_t bytes) noexcept {
+  return __real_memset(destination, value, bytes);
+}
+
+namespace {
+/// Counts the part of [address, address + bytes) that is device, shared or page-locked memory as
+/// the running kernel thread's access at `pc`; the thread's own locals and other host memory are
+/// left alone (a call from the simulator's own bookkeeping, such as a growing table, lands there).
+void count_library_range(const void* address, std::size_t bytes, bool store, const void* pc) {
+  AccessContext* c = active;
+  auto a = reinterpret_cast<std::uintptr_t>(address);
+  while (bytes > 0) {
+    unsigned width = 16;
+    while (width > 1 && ((a & (width - 1)) != 0 || width > bytes)) width /= 2;
+    const Space space = classify(*c, a);
+    if (space == Space::Global || space == Space::Shared || space == Space::Host)
+      on_access(reinterpret_cast<const void*>(a), width, store, pc);
+    a += width;
+    bytes -= width;
+  }
+}
+thread_local int device_work_depth = 0;
+
+/// What the C library moves for host code: device memory is not the host's (check_host_access).
+void check_host_range(const void* address, std::size_t bytes, bool store, const void* pc) {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  check_host_access(a, 1, store, pc);
+  check_host_access(a + bytes - 1, 1, store, pc);
+}
+
+/// Both ends of a library copy, for a kernel thread (counted) or for host code (checked).
+void library_copy(const void* destination, const void* source, std::size_t bytes, const void* pc) {
+  if (bytes == 0) return;
+  if (active != nullptr) {
+    if (source != nullptr) count_library_range(source, bytes, false, pc);
+    count_library_range(destination, bytes, true, pc);
+  } else if (device_work_depth == 0) {
+    if (source != nullptr) check_host_range(source, bytes, false, pc);
+    check_host_range(destination, bytes, true, pc);
+  }
+}
+}  // namespace
+
+DeviceWorkScope::DeviceWorkScope() noexcept { ++device_work_depth; }
+DeviceWorkScope::~DeviceWorkScope() { --device_work_depth; }
+
 }  // namespace cudasim::detail
+
+// ---- memcpy, memmove and memset reached from library code in a kernel ---------------------------
+// The rewrite makes a kernel's own calls of these the counted device_memcpy and the like. Library
+// code the counters do not see calls them too: std::copy of floats is a memmove in libstdc++'s
+// out-of-line code, a large struct copy is a memcpy call. Instrumented programs link with
+// -Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset (course_cuda_sources), so that every call in
+// the program comes here: while a kernel thread runs, what it moves in device, shared or
+// page-locked memory is counted as that thread's (memcheck included); in host code, device memory
+// is refused as the host's own loads and stores of it are (a host memcpy out of a cudaMalloc
+// buffer is a segmentation fault on a GPU, and no host-copy counter would see it here). Then the
+// C library copies; the simulator's own copies call it directly (raw_memcpy).
+extern "C" {
+void* __wrap_memcpy(void* destination, const void* source, std::size_t bytes) {
+  cudasim::detail::library_copy(destination, source, bytes, __builtin_return_address(0));
+  return cudasim::detail::raw_memcpy(destination, source, bytes);
+}
+void* __wrap_memmove(void* destination, const void* source, std::size_t bytes) {
+  cudasim::detail::library_copy(destination, source, bytes, __builtin_return_address(0));
+  return cudasim::detail::raw_memmove(destination, source, bytes);
+}
+void* __wrap_memset(void* destination, int value, std::size_t bytes) {
+  cudasim::detail::library_copy(destination, nullptr, bytes, __builtin_return_address(0));
+  return cudasim::detail::raw_memset(destination, value, bytes);
+}
+}
 
 void* cudasim::dynamic_shared_memory(const void* pointer_slot) noexcept {
   // The slot is the `static thread_local T* const` the rewrite made from an `extern __shared__`

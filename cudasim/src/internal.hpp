@@ -62,6 +62,22 @@ void* dynamic_shared_memory_of_this_thread();
 /// on this OS thread (reserved by the first call).
 void thread_frame_range(const void*& begin, const void*& end);
 
+/// memcpy, memmove and memset for the simulator's own code, which the link-time wrap of the C
+/// library's (instrumentation.cpp, `__wrap_memcpy`) does not count: where the runtime has counted
+/// the access itself (device_memcpy, a texture fetch, a PTX load) or is not the kernel at all.
+void* raw_memcpy(void* destination, const void* source, std::size_t bytes) noexcept;
+void* raw_memmove(void* destination, const void* source, std::size_t bytes) noexcept;
+void* raw_memset(void* destination, int value, std::size_t bytes) noexcept;
+/// While one lives on a thread, that thread does the device's work (a stream's copy, memset or
+/// library call): the C library's copies of device memory are the device's, not host code's.
+class DeviceWorkScope {
+ public:
+  DeviceWorkScope() noexcept;
+  ~DeviceWorkScope();
+  DeviceWorkScope(const DeviceWorkScope&) = delete;
+  DeviceWorkScope& operator=(const DeviceWorkScope&) = delete;
+};
+
 /// A load or store the simulator's own code makes for the running kernel thread (a texture
 /// fetch, a surface write): counted and checked as the thread's own access at `pc`, where the
 /// kernel is counted (instrumentation.cpp).

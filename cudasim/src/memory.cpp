@@ -55,7 +55,7 @@ constexpr std::uint32_t kFreshPattern = 0x7fffffffu;
 /// multiple of 4).
 void fill_fresh(void* p, std::size_t bytes) {
   if (fresh_memory_zeroed()) {
-    std::memset(p, 0, bytes);
+    cudasim::detail::raw_memset(p, 0, bytes);
     return;
   }
   auto* words = static_cast<std::uint32_t*>(p);
@@ -447,7 +447,7 @@ cudaError_t copy_node_work(void* dst, const void* src, std::size_t count, cudaMe
   work = [=] {
     if (count == 0) return;
     record_copy(dst, src, count);  // counted each time the graph runs
-    copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); });
+    copy_across_link(dst, src, count, [=] { cudasim::detail::raw_memcpy(dst, src, count); });
   };
   return cudaSuccess;
 }
@@ -802,7 +802,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   const void* host_side = is_device_pointer(dst) ? src : dst;
   // While the stream captures, the copy becomes a node of the graph, pageable or not, as in CUDA.
   const bool asynchronous = is_device_pointer(host_side) || is_pinned_host_pointer(host_side) || is_capturing(stream);
-  auto copy = [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); };
+  auto copy = [=] { copy_across_link(dst, src, count, [=] { cudasim::detail::raw_memcpy(dst, src, count); }); };
   record_copy(dst, src, count);
   return record_error(asynchronous ? enqueue(stream, copy) : run_synchronously(stream, copy, true));
 }
@@ -814,7 +814,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   wait_for_other_devices(dst, src);
   // Ordered after earlier work on the legacy stream (and so after every blocking stream).
   record_copy(dst, src, count);
-  run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { std::memcpy(dst, src, count); }); },
+  run_synchronously(nullptr, [=] { copy_across_link(dst, src, count, [=] { cudasim::detail::raw_memcpy(dst, src, count); }); },
                     pageable_host_side(dst, src));
   return record_error(sticky_error());
 }
@@ -834,7 +834,7 @@ struct StridedCopy {
     copy_across_link(dst, src, bytes(), [c] {
       for (std::size_t z = 0; z < c.depth; ++z)
         for (std::size_t y = 0; y < c.height; ++y)
-          std::memcpy(c.dst + z * c.dst_slice + y * c.dst_pitch, c.src + z * c.src_slice + y * c.src_pitch, c.width);
+          cudasim::detail::raw_memcpy(c.dst + z * c.dst_slice + y * c.dst_pitch, c.src + z * c.src_slice + y * c.src_pitch, c.width);
     });
   }
 };
@@ -1142,10 +1142,10 @@ struct StridedFill {
       for (std::size_t y = 0; y < height; ++y) {
         char* row = dst + z * slice + y * pitch;
         if (element_size == 1) {
-          std::memset(row, static_cast<int>(value & 0xff), width);
+          cudasim::detail::raw_memset(row, static_cast<int>(value & 0xff), width);
           continue;
         }
-        for (std::size_t x = 0; x < width; ++x) std::memcpy(row + x * element_size, &value, element_size);
+        for (std::size_t x = 0; x < width; ++x) cudasim::detail::raw_memcpy(row + x * element_size, &value, element_size);
       }
     charge_operation("memset", format_string("memset %zu bytes", bytes()),
                      cudasim::model_library_call(0, bytes(), false, replaying_graph(), cudasim::modelled_gpu()).total_ns);

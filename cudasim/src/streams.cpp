@@ -129,6 +129,7 @@ struct Stream : CUstream_st {
       double end;
       {
         ModelledOperation operation(track, start);
+        DeviceWorkScope device_work;
         if (task.work) task.work();
         end = operation.end_ns();
       }

@@ -66,18 +66,18 @@ float channel_as_float(const unsigned char* texel, const TexelLayout& f, int c) 
     case cudaChannelFormatKindFloat:
       if (f.bits == 16) {
         std::uint16_t h;
-        std::memcpy(&h, p, 2);
+        cudasim::detail::raw_memcpy(&h, p, 2);
         return narrow_to_float<Binary16>(h);
       } else {
         float v;
-        std::memcpy(&v, p, 4);
+        cudasim::detail::raw_memcpy(&v, p, 4);
         return v;
       }
     case cudaChannelFormatKindUnsigned:
       if (f.bits == 8) return *p / 255.0f;
       if (f.bits == 16) {
         std::uint16_t v;
-        std::memcpy(&v, p, 2);
+        cudasim::detail::raw_memcpy(&v, p, 2);
         return v / 65535.0f;
       }
       break;
@@ -85,7 +85,7 @@ float channel_as_float(const unsigned char* texel, const TexelLayout& f, int c) 
       if (f.bits == 8) return std::max(static_cast<signed char>(*p) / 127.0f, -1.0f);
       if (f.bits == 16) {
         std::int16_t v;
-        std::memcpy(&v, p, 2);
+        cudasim::detail::raw_memcpy(&v, p, 2);
         return std::max(v / 32767.0f, -1.0f);
       }
       break;
@@ -317,13 +317,13 @@ void read_texel(const Resource& r, long long i, long long j, long long k, long l
                 const void* pc) {
   const std::size_t bytes = r.texel.bytes();
   if (i < 0 || j < 0 || k < 0) {
-    std::memset(out, 0, bytes);
+    cudasim::detail::raw_memset(out, 0, bytes);
     return;
   }
   const char* at = r.base + static_cast<std::size_t>(layer) * r.slice * r.depth + static_cast<std::size_t>(k) * r.slice +
                    static_cast<std::size_t>(j) * r.pitch + static_cast<std::size_t>(i) * bytes;
   count_device_access(at, static_cast<unsigned>(bytes), false, pc);
-  std::memcpy(out, at, bytes);
+  raw_memcpy(out, at, bytes);
 }
 
 /// Where direction (x, y, z) meets a cubemap: the face (0 to 5: +x, -x, +y, -y, +z, -z) of the
@@ -403,17 +403,17 @@ void texture_fetch(cudaTextureObject_t object, const TexturePoint& point, void* 
   const long long layer = r.layered ? std::clamp<long long>(wanted_layer, 0, static_cast<long long>(r.layers) - 1) : 0;
   unsigned char texel[16] = {};
   float result[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  std::memset(out, 0, 16);
+  cudasim::detail::raw_memset(out, 0, 16);
 
   if (point.by_index) {  // tex1Dfetch: no filtering, nothing outside
     const long long i = point.index;
     if (i >= 0 && i < sizes[0]) read_texel(r, i, 0, 0, layer, texel, pc);
     if (!t->returns_floats) {
-      std::memcpy(out, texel, r.texel.bytes());
+      cudasim::detail::raw_memcpy(out, texel, r.texel.bytes());
       return;
     }
     for (int c = 0; c < r.texel.channels; ++c) result[c] = channel_as_float(texel, r.texel, c);
-    std::memcpy(out, result, sizeof result);
+    cudasim::detail::raw_memcpy(out, result, sizeof result);
     return;
   }
 
@@ -438,12 +438,12 @@ void texture_fetch(cudaTextureObject_t object, const TexturePoint& point, void* 
     read_texel(r, at(0, 0), at(1, 0), at(2, 0), layer, texel, pc);
     const bool border = at(0, 0) < 0 || at(1, 0) < 0 || at(2, 0) < 0;
     if (!t->returns_floats) {
-      std::memcpy(out, texel, r.texel.bytes());
+      cudasim::detail::raw_memcpy(out, texel, r.texel.bytes());
       return;
     }
     for (int c = 0; c < r.texel.channels; ++c)
       result[c] = border ? t->desc.borderColor[c] : channel_as_float(texel, r.texel, c);
-    std::memcpy(out, result, sizeof result);
+    cudasim::detail::raw_memcpy(out, result, sizeof result);
     return;
   }
   // Linear: the 2, 4 or 8 texels around the position, blended dimension by dimension.
@@ -462,7 +462,7 @@ void texture_fetch(cudaTextureObject_t object, const TexturePoint& point, void* 
     for (int c = 0; c < r.texel.channels; ++c)
       result[c] += w * (border ? t->desc.borderColor[c] : channel_as_float(texel, r.texel, c));
   }
-  std::memcpy(out, result, sizeof result);
+  cudasim::detail::raw_memcpy(out, result, sizeof result);
 }
 
 void surface_access(cudaSurfaceObject_t object, int dimensions, int x, int y, int z, void* data, unsigned bytes,
@@ -489,7 +489,7 @@ void surface_access(cudaSurfaceObject_t object, int dimensions, int x, int y, in
     if (mode == cudaBoundaryModeClamp) {
       position[d] = std::clamp<long long>(position[d], 0, size - 1);
     } else if (mode == cudaBoundaryModeZero) {
-      if (!store) std::memset(data, 0, bytes);
+      if (!store) cudasim::detail::raw_memset(data, 0, bytes);
       return;
     } else {
       throw KernelFault{cudaErrorIllegalAddress,
@@ -502,9 +502,9 @@ void surface_access(cudaSurfaceObject_t object, int dimensions, int x, int y, in
              static_cast<std::size_t>(position[1]) * r->pitch + static_cast<std::size_t>(position[0]) * texel;
   count_device_access(at, bytes, store, pc);
   if (store)
-    std::memcpy(at, data, bytes);
+    raw_memcpy(at, data, bytes);
   else
-    std::memcpy(data, at, bytes);
+    raw_memcpy(data, at, bytes);
 }
 
 }  // namespace cudasim::detail

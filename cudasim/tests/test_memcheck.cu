@@ -7,6 +7,7 @@
 
 #ifdef CUDASIM
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -421,6 +422,40 @@ TEST_F(Memcheck, TheShuffledOrderChangesWhichThreadRunsLast) {
   last_writer_after_barrier<<<1, 256>>>(out);
   ASSERT_EQ(cudaMemcpy(&again, out, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(again, last);
+}
+
+/// Thread 0 copies the first n floats of `in` with std::copy: for floats, libstdc++'s
+/// out-of-line code calls memmove, which only the simulator's wrapper of the C library sees.
+__global__ void copy_with_the_standard_library(const float* in, float* out, int n) {
+  if (threadIdx.x == 0) std::copy(in, in + n, out);
+}
+
+TEST(LibraryCopies, WhatLibraryCodeMovesForAKernelIsCountedAndChecked) {
+  const int n = 1000;
+  float *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  cudasim::reset_stats();
+  copy_with_the_standard_library<<<1, 32>>>(in, out, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudasim::KernelStats k = cudasim::last_launch_stats();
+  EXPECT_EQ(k.global_load_bytes, 4u * n);
+  EXPECT_EQ(k.global_store_bytes, 4u * n);
+  // One float too many: memcheck names the copy as the kernel's access past the allocation.
+  const std::string report = report_of([&] { copy_with_the_standard_library<<<1, 32>>>(in, out, n + 1); },
+                                       cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "copy_with_the_standard_library");
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+}
+
+TEST(LibraryCopiesDeathTest, HostMemcpyOfDeviceMemoryEndsTheProgramAsOnAGpu) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  float* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, 64), cudaSuccess);
+  float host[4] = {};
+  void* (*volatile copy)(void*, const void*, std::size_t) = std::memcpy;  // not a counted name
+  EXPECT_DEATH(copy(host, device, sizeof host), "device memory from cudaMalloc is not the host's");
+  cudaFree(device);
 }
 
 }  // namespace
