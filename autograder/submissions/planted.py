@@ -201,6 +201,13 @@ CASES = {
                         "  if (n == 0) return;\n  void* (*volatile copy)(void*, const void*, std::size_t) = memcpy;\n"
                         "  (void)copy;\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A whole struct read through a cast pointer: the compiler copies up to 128 bytes inline,
+    # past the counters (a red-team serial scan hid its tile walk so, 25/25).
+    "copy_whole_structs_through_a_cast": {
+        "base": "solutions",
+        "patch": {VA: [(GOOD_BODY, "    struct One { float v[1]; };\n"
+                                   "    *reinterpret_cast<One*>(c + i) = One{{a[i] + b[i]}};\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # Inline PTX in a kernel, which the simulator would now run: still inline assembly.
     "inline_ptx_in_the_kernel": {
         "base": "solutions",
@@ -439,6 +446,34 @@ CASES = {
                         "  for (int r = 0; r < n; ++r) add_bias(group, r, y.on(r), b2.on(r), batch, O);\n"
                         "  group.synchronize();\n")]},
         "expect": {"tensor_parallel_mlp": "partial"}},
+    # From a second red-team run (2026-11-26). Host code reading device memory with the C
+    # library's memcpy: a segmentation fault on a GPU, and on the simulator since every library
+    # copy goes through its wrapper (the red team computed the whole MLP on the host so, 20/20).
+    "host_memcpy_of_device_memory": {
+        "base": "exercises", "lesson": "05-parallelism-nvlink",
+        "patch": {TP: [("  (void)w1, (void)b1, (void)w2, (void)h, (void)scratch;\n",
+                        "  (void)b1, (void)w2, (void)h, (void)scratch;\n"
+                        "  float first = 0.0f;\n"
+                        "  std::memcpy(&first, w1.on(0), sizeof first);\n"
+                        "  (void)first;\n")]},
+        "expect": {"tensor_parallel_mlp": "zero"}, "status": {"tensor_parallel_mlp": "crashed"}},
+    # The sum made on the host through cudaMemcpy, and the link counts made right by token puts.
+    "ring_allreduce_summed_on_the_host": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {RA: [("  // Step-major: every put of a step is queued before the work that consumes it.\n",
+                        "  group.synchronize();\n"
+                        "  std::vector<float> sum(count, 0.0f), part(count);\n"
+                        "  for (int r = 0; r < n; ++r) {\n"
+                        "    CUDA_CHECK(cudaMemcpy(part.data(), data.on(r), count * sizeof(float), "
+                        "cudaMemcpyDeviceToHost));\n"
+                        "    for (std::size_t i = 0; i < count; ++i) sum[i] += part[i];\n"
+                        "  }\n"
+                        "  for (int r = 0; r < n; ++r)\n"
+                        "    CUDA_CHECK(cudaMemcpy(data.on(r), sum.data(), count * sizeof(float), "
+                        "cudaMemcpyHostToDevice));\n"
+                        "  // The ring below then only moves the sums along (no additions).\n"
+                        "#define add_into(...) ((void)0)\n")]},
+        "expect": {"ring_allreduce": "partial"}},
     "unsharded_data_parallel_step": {
         "base": "solutions", "lesson": "05-parallelism-nvlink",
         "patch": {DPS: [("  // BEGIN YOUR CODE\n  for (int step = 0; step < steps; ++step) {\n",

@@ -22,7 +22,7 @@ from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
 from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
-from .untrusted import ObjectBaseline, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
+from .untrusted import ObjectBaseline, aggregate_casts_in, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
     dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
     trusted_definitions, uncounted_memory_in, undefined_symbols
@@ -597,10 +597,11 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
     asm = assembly_in(text, [own])
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])
-    uncounted = uncounted_memory_in(text, [own], "threads" in facilities)
+    uncounted = uncounted_memory_in(text, [own], "threads" in facilities) + aggregate_casts_in(text, [own])
     if uncounted:
         return ("forbidden code: %s; use CUDA's atomics (atomicAdd, atomicCAS, ...), which are counted as the "
-                "traffic they make, and call memcpy, memmove and memset directly" % "; ".join(uncounted[:3]))
+                "traffic they make, call memcpy, memmove and memset directly, and read and write memory as "
+                "scalars or CUDA vector types (float4, ...), element by element" % "; ".join(uncounted[:3]))
     reserved = reserved_namespaces_in(text, [own])
     if reserved:
         return ("forbidden code: the exercise's file opens %s; an exercise defines its own functions, not the "

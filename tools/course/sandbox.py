@@ -156,14 +156,41 @@ class Plan:
     write: List[str] = field(default_factory=list)
 
 
+# The top-level folders a program needs: the system's programs, libraries and settings, and
+# the kernel's file systems. Every other one (/home, /root, /opt, /srv, /mnt, /var, a /work
+# with checkouts in it) is hidden: another copy of the course on the machine, with its
+# solutions/, is as readable as the one being graded (a red-team run read one from a sibling
+# git worktree, and printed it into its feedback).
+SYSTEM_TOP_LEVEL = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "sys", "usr"}
+# Toolkits installed beside the system that programs load from (the cuda backend's).
+SHOWN_TOOLKITS = ("/opt/cuda", "/opt/nvidia")
+
+
+def other_top_level_folders() -> List[str]:
+    """The folders of / outside SYSTEM_TOP_LEVEL (symbolic links are left alone: they lead
+    into the system's folders on a merged-/usr system)."""
+    try:
+        entries = os.listdir("/")
+    except OSError:
+        return []
+    return sorted("/" + e for e in entries
+                  if e not in SYSTEM_TOP_LEVEL and not os.path.islink("/" + e) and os.path.isdir("/" + e))
+
+
 def plan_for(executable: str, writable: Sequence[str]) -> Plan:
     """Hide the course (its solutions/, the reference build, the course snapshot, the other
-    submissions' build folders), the temporary folder (other runs' files), /dev/shm and what
-    was registered with hide_also; bring back the executable's build tree read-only and the
-    run's own folders writable."""
-    hide = [COURSE_ROOT, tempfile.gettempdir(), "/dev/shm"] + _extra_hidden
+    submissions' build folders), the temporary folder (other runs' files), /dev/shm, every
+    top-level folder outside the system's (other copies of the course, home folders) and what
+    was registered with hide_also; bring back the executable's build tree read-only, toolkits
+    under /opt, and the run's own folders writable."""
+    hide = [COURSE_ROOT, tempfile.gettempdir(), "/dev/shm"] + other_top_level_folders() + _extra_hidden
+    # The wrapper is Python: its standard library must stay readable wherever it is installed
+    # (pyenv puts it in a home folder), for the modules it imports after hiding.
+    python = [p for p in {sys.base_prefix, sys.exec_prefix, sys.prefix}
+              if p and os.path.isdir(p) and p.strip("/").split("/")[0] not in SYSTEM_TOP_LEVEL]
+    show = [build_tree_of(executable)] + [t for t in SHOWN_TOOLKITS if os.path.isdir(t)] + sorted(python)
     return Plan(hide=[os.path.realpath(p) for p in hide],
-                show=[os.path.realpath(build_tree_of(executable))],
+                show=[os.path.realpath(p) for p in show],
                 write=[os.path.realpath(p) for p in writable])
 
 

@@ -423,6 +423,77 @@ _UNCOUNTED = [
 ]
 
 
+# Pointer (and reference) casts may name scalars and the CUDA vector types only: a struct or
+# array read through a cast pointer (`*reinterpret_cast<const Chunk*>(a)`) is copied as a whole,
+# which the compiler does without a load or store the counters see (a 128-byte struct is eight
+# 16-byte moves, and no hook). A red-team run hid a serial scan's walk over its tile so.
+_SCALAR_POINTEE = re.compile(
+    r"^(?:(?:const|volatile|unsigned|signed)\s+)*"
+    r"(?:void|bool|char|wchar_t|char8_t|char16_t|char32_t|short|int|long|long\s+long|long\s+int|short\s+int|"
+    r"float|double|long\s+double|unsigned|signed|"
+    r"(?:std::)?(?:u?int(?:8|16|32|64|ptr|max)_t|size_t|ptrdiff_t|intptr_t|uintptr_t|byte|max_align_t)|"
+    r"__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|"
+    r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4](?:_16a|_32a)?)"
+    r"(?:\s+(?:const|volatile))*(?:\s*\*(?:\s*(?:const|volatile))*)*$")
+_NAMED_CAST = re.compile(r"\b(?:reinterpret_cast|static_cast|const_cast)\s*<")
+_C_STYLE_POINTER_CAST = re.compile(
+    r"\(\s*((?:(?:const|volatile|struct|class|union)\s+)*[A-Za-z_][\w:]*(?:\s*<[^()<>;]*>)?"
+    r"(?:\s+(?:const|volatile))*)\s*(\*+|&+)\s*\)\s*[\w(&*]")
+_POINTER_TO_ARRAY = re.compile(r"\(\s*\*\s*\)\s*\[")
+_C_STYLE_ARRAY_POINTER_CAST = re.compile(r"\(\s*[\w:\s]+\(\s*\*\s*\)\s*\[[^\]]*\]\s*\)")
+
+
+def _angle_argument(code: str, start: int) -> Optional[str]:
+    """The text between the '<' at ``start`` and its matching '>'."""
+    depth = 0
+    for i in range(start, len(code)):
+        if code[i] == "<":
+            depth += 1
+        elif code[i] == ">":
+            depth -= 1
+            if depth == 0:
+                return code[start + 1:i]
+        elif code[i] in ";{}":
+            return None
+    return None
+
+
+def _aggregate_pointee(target: str) -> Optional[str]:
+    """The pointee of a pointer or reference type ``target`` when it is not a scalar or a CUDA
+    vector type (None for those, and for a type that is neither pointer nor reference)."""
+    t = " ".join(target.split())
+    if _POINTER_TO_ARRAY.search(t):
+        return t
+    if not (t.endswith("*") or t.endswith("&") or re.search(r"[*&]\s*(const|volatile)\s*$", t)):
+        return None
+    pointee = re.sub(r"(?:\s*(?:const|volatile))*\s*[*&]+(?:\s*(?:const|volatile))*\s*$", "", t, count=1).strip()
+    if "(" in pointee:        # a function pointer: no data moves through it
+        return None
+    return None if _SCALAR_POINTEE.match(pointee) else pointee
+
+
+def aggregate_casts_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+    """Pointer and reference casts in the submission's own code to anything but scalars and the
+    CUDA vector types, and unions: the ways to copy a struct or array of device memory as a
+    whole (see _SCALAR_POINTEE)."""
+    found = []
+    for name, line, code in own_code(preprocessed, own_files):
+        for m in _NAMED_CAST.finditer(code):
+            target = _angle_argument(code, m.end() - 1)
+            pointee = _aggregate_pointee(target) if target is not None else None
+            if pointee:
+                found.append("a cast to a pointer or reference to %s (%s: %s)" % (pointee, name, line.strip()[:100]))
+        for m in _C_STYLE_POINTER_CAST.finditer(code):
+            pointee = _aggregate_pointee(m.group(1) + m.group(2))
+            if pointee:
+                found.append("a cast to a pointer or reference to %s (%s: %s)" % (pointee, name, line.strip()[:100]))
+        if _C_STYLE_ARRAY_POINTER_CAST.search(code):
+            found.append("a cast to a pointer to an array (%s: %s)" % (name, line.strip()[:100]))
+        if re.search(r"\bunion\b", code):
+            found.append("a union (%s: %s)" % (name, line.strip()[:100]))
+    return found
+
+
 def uncounted_memory_in(preprocessed: str, own_files: Iterable[str], threads_allowed: bool) -> List[str]:
     """Where the submission's own code moves memory in a way the simulator does not count (see
     _UNCOUNTED); the standard library's atomics are allowed where the exercise has threads."""

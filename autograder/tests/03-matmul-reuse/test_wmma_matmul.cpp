@@ -140,5 +140,14 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
     EXPECT_GE(traffic.mma_ops, tiles) << shape(m, n, k) << ": " << traffic.mma_ops << " warp-level mma_sync "
                                       << "operations; the exercise is to run the products on the tensor cores "
                                       << "(wmma::mma_sync), not in scalar FMAs";
+    // And the tensor cores must be what consumes the tiles: a fragment load reads each element
+    // of a staged tile once per 16x16x16 product, about a byte of shared memory per multiply-add
+    // of the padded product (the reference: 0.25 to 0.64). Scalar FMAs next to token mma_syncs
+    // read two 2-byte elements per multiply-add, four times that.
+    const std::uint64_t padded_macs = 4096ull * tiles;
+    EXPECT_LE(traffic.shared_bytes, padded_macs)
+        << shape(m, n, k) << ": " << traffic.shared_bytes << " bytes of shared memory read and written for "
+        << padded_macs << " multiply-adds (padded to 16x16x16 tiles); the products should read their operands "
+        << "as wmma fragments (load_matrix_sync) and multiply them with mma_sync, not element by element";
   }
 }

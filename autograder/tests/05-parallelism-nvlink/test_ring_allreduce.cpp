@@ -170,3 +170,32 @@ TEST(RingAllReduce, ReportsItsBandwidth) {
     EXPECT_GT(bw.busbw, bw.algbw * (n > 2 ? 1.0 : 0.99)) << "busbw = algbw * 2(n-1)/n";
   }
 }
+
+TEST(RingAllReduce, TheSumsAreMadeOnTheDevices) {
+  // The reduction runs where the data is: summing on the host (copying every rank's vector out
+  // and the sum back) gives the right result and, with a few token puts, the right link counts,
+  // but it is not an all-reduce over the links. Counted on the simulator: the all-reduce copies
+  // nothing between the host and the devices, and its additions are kernels reading and
+  // writing the ranks' data (at least the n-1 received chunks added into each rank's own).
+  ct::Rng rng;
+  const int n = 4;
+  const std::size_t count = std::size_t(n) * 2000;
+  course::RankGroup group(n);
+  course::SymmetricBuffer<float> data(group, count), scratch(group, ring_allreduce_scratch_floats(count, n));
+  for (int r = 0; r < n; ++r) data.upload(r, rng.nonzero(count));
+  group.synchronize();
+  const auto traffic = ct::count_global_traffic([&] {
+    ring_allreduce(group, data, count, scratch);
+    group.synchronize();
+  });
+  if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+  EXPECT_EQ(traffic.host_copy_bytes, 0u)
+      << "the all-reduce copied " << traffic.host_copy_bytes << " bytes between the host and the devices: "
+      << "each rank should add the chunk it receives into its own with a kernel, on its device";
+  // Reduce-scatter: every rank adds n-1 received chunks of count/n floats into its own, reading
+  // two floats and writing one per element.
+  const std::uint64_t additions = std::uint64_t(n) * (n - 1) * (count / n) * 3 * sizeof(float);
+  EXPECT_GE(traffic.bytes(), additions)
+      << "the kernels of the all-reduce moved " << traffic.bytes() << " bytes of global memory; adding the "
+      << "received chunks on every rank moves at least " << additions;
+}

@@ -153,6 +153,21 @@ class Namespaced(_Hostile, unittest.TestCase):
             self.skipTest("no solutions/ in this checkout")
         self.assertIn("cannot read", self.run_hostile("read", files[0]).output)
 
+    def test_home_and_other_top_level_folders_are_hidden(self):
+        # Another copy of the course (a sibling worktree, a home folder's clone) is hidden with
+        # every top-level folder that is not the system's.
+        home = os.path.realpath(os.path.expanduser("~"))
+        top = "/" + home.strip("/").split("/")[0] if home != "/" else "/"
+        if top == "/" or top.strip("/") in sandbox.SYSTEM_TOP_LEVEL or not os.access(home, os.W_OK):
+            self.skipTest("no writable home folder outside the system's folders")
+        folder = tempfile.mkdtemp(prefix="course-hostile-home-", dir=home)
+        self.addCleanup(shutil.rmtree, folder, True)
+        secret = os.path.join(folder, "solutions.cu")
+        with open(secret, "w") as f:
+            f.write("the answer")
+        self.assertIn(top, sandbox.other_top_level_folders())
+        self.assertIn("cannot read", self.run_hostile("read", secret).output)
+
     def test_cannot_write_outside_its_folders(self):
         outside = self.scratch()
         target = os.path.join(outside, "planted")

@@ -1,7 +1,7 @@
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
-from course.untrusted import (ForgedResults, GraderSecret, assembly_in, uncounted_memory_in, compiler_messages_for_student, count_expected,
+from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
                               preprocess_command, program_output_for_student, reserved_namespaces_in, sign,
                               solution_includes)
@@ -215,6 +215,22 @@ class ObjectChecksTest(unittest.TestCase):
                 ("  memcpy(a, b, n);  std::memset(a, 0, n);\n", False, 0),
                 ("  atomicAdd(result, sum);  const char* s = \"__atomic_x memcpy\";\n", False, 0)]:
             self.assertEqual(len(uncounted_memory_in(head + code, ["/tmp/sub"], threads)), found, code)
+
+    def test_whole_structs_and_arrays_through_casts_in_the_submissions_own_lines(self):
+        head = '# 1 "/usr/include/c++/12/array" 3\nauto p = reinterpret_cast<const Tp*>(q);\n# 4 "/tmp/sub/01/02_scan.cu"\n'
+        for code, found in [
+                ("*reinterpret_cast<Chunk*>(la + d) = *reinterpret_cast<const Chunk*>(a + d);\n", 2),
+                ("auto& r = reinterpret_cast<std::array<float, 32>&>(a[0]);\n", 1),
+                ("auto p = (Chunk*)a;\n", 1),
+                ("auto p = reinterpret_cast<const float(*)[32]>(a);\n", 1),
+                ("auto p = (float(*)[32])a;\n", 1),
+                ("union Pun { const float* f; const Chunk* c; };\n", 1),
+                # the casts the course's own solutions make
+                ("const float4 v = *reinterpret_cast<const float4*>(x + i);\n", 0),
+                ("cudaMalloc(reinterpret_cast<void**>(&d), n); auto* w = reinterpret_cast<std::int64_t*>(&b);\n", 0),
+                ("char* c = static_cast<char*>(p); float* f = (float*)v; int y = (a * b) + (c);\n", 0),
+                ("auto f = reinterpret_cast<void (*)(int)>(g); auto h = reinterpret_cast<const __half2*>(p);\n", 0)]:
+            self.assertEqual(len(aggregate_casts_in(head + code, ["/tmp/sub"])), found, code)
 
     def test_reserved_namespaces_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/sstream" 3\nnamespace std { template <> class x<int>; }\n# 4 "/tmp/sub/01_a.cu"\n'
