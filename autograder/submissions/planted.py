@@ -208,6 +208,30 @@ CASES = {
         "patch": {VA: [(GOOD_BODY, "    struct One { float v[1]; };\n"
                                    "    *reinterpret_cast<One*>(c + i) = One{{a[i] + b[i]}};\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # From a third red-team run (2026-11-26): code the counters never see. One thread does the
+    # whole array in a helper with the instrumentation switched off (saxpy 10/10 so) ...
+    "one_thread_in_an_uninstrumented_helper": {
+        "base": "solutions",
+        "patch": {SX: [("    y[i] = alpha * x[i] + y[i];\n  }\n",
+                        "    (void)i;\n  }\n"
+                        "  struct Serial {\n"
+                        "    __attribute__((noinline, no_sanitize(\"coverage\"))) static void run(int n, float a, "
+                        "const float* x, float* y) {\n"
+                        "      for (int j = 0; j < n; ++j) y[j] = a * x[j] + y[j];\n"
+                        "    }\n"
+                        "  };\n"
+                        "  if (blockIdx.x == 0 && threadIdx.x == 0) Serial::run(n, alpha, x, y);\n")]},
+        "expect": {"saxpy": "zero"}, "status": {"saxpy": "forbidden call"}},
+    # ... and a standard algorithm kept out of line through a pointer (the ignorelist leaves its
+    # instantiation uncounted: a serial dot product scored 15/15 so).
+    "standard_algorithm_through_a_pointer": {
+        "base": "solutions",
+        "patch": {VA: [(INC_VA, INC_VA + "#include <algorithm>\n#include <functional>\n"),
+                       (GOOD_BODY, "    float* (*volatile add)(const float*, const float*, const float*, float*, "
+                                   "std::plus<float>) = std::transform<const float*, const float*, float*, "
+                                   "std::plus<float>>;\n"
+                                   "    if (i == 0) add(a, a + n, b, c, std::plus<float>());\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # Inline PTX in a kernel, which the simulator would now run: still inline assembly.
     "inline_ptx_in_the_kernel": {
         "base": "solutions",

@@ -25,7 +25,7 @@ from .rubric import load_rubric, score
 from .untrusted import ObjectBaseline, aggregate_casts_in, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
     dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
-    trusted_definitions, uncounted_memory_in, undefined_symbols
+    trusted_definitions, uncounted_memory_in, undefined_symbols, unseen_code_in
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
 FEEDBACK_CAP = 48 * 1024
@@ -597,11 +597,14 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
     asm = assembly_in(text, [own])
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])
-    uncounted = uncounted_memory_in(text, [own], "threads" in facilities) + aggregate_casts_in(text, [own])
+    uncounted = (uncounted_memory_in(text, [own], "threads" in facilities) + aggregate_casts_in(text, [own]) +
+                 unseen_code_in(text, [own]))
     if uncounted:
-        return ("forbidden code: %s; use CUDA's atomics (atomicAdd, atomicCAS, ...), which are counted as the "
-                "traffic they make, call memcpy, memmove and memset directly, and read and write memory as "
-                "scalars or CUDA vector types (float4, ...), element by element" % "; ".join(uncounted[:3]))
+        return ("forbidden code: %s. The simulator grades how the work was done from every load and store "
+                "a kernel makes, so these must be ones it sees: use CUDA's atomics (atomicAdd, atomicCAS, ...), "
+                "call memcpy, memmove, memset and the standard algorithms directly, read and write memory as "
+                "scalars or CUDA vector types (float4, ...), and leave the instrumentation on (no no_sanitize)"
+                % "; ".join(uncounted[:3]))
     reserved = reserved_namespaces_in(text, [own])
     if reserved:
         return ("forbidden code: the exercise's file opens %s; an exercise defines its own functions, not the "

@@ -494,6 +494,53 @@ def aggregate_casts_in(preprocessed: str, own_files: Iterable[str]) -> List[str]
     return found
 
 
+# Code the counters cannot see, made from a region (a third red-team round): an attribute that
+# switches the instrumentation off (no_sanitize("coverage") on a helper, or a clang attribute
+# pushed over the given code by _Pragma), a standard algorithm named as a value (called through a
+# pointer it stays out of line, where the ignorelist leaves it uncounted), and the simulator's
+# own uncounted helpers (nvcuda::wmma::detail).
+_ATTRIBUTE_BLOCKS = re.compile(r"__attribute__\s*\(\((.*?)\)\)|\[\[(.*?)\]\]|__declspec\s*\((.*?)\)")
+_FORBIDDEN_ATTRIBUTES = re.compile(
+    r"\b_*(no_sanitize\w*|disable_sanitizer_instrumentation|naked|ifunc|alias|weakref|section|constructor|"
+    r"destructor|init_priority|retain|used|target|target_clones|no_instrument_function|"
+    r"patchable_function_entry)_*\b")
+_PRAGMA_OPERATOR = re.compile(r"\b(_Pragma|__pragma)\b")
+_STD_ALGORITHMS = (
+    "for_each|for_each_n|transform|accumulate|reduce|inner_product|transform_reduce|partial_sum|inclusive_scan|"
+    "exclusive_scan|transform_inclusive_scan|transform_exclusive_scan|adjacent_difference|copy|copy_n|copy_if|"
+    "copy_backward|move|move_backward|fill|fill_n|generate|generate_n|sort|stable_sort|partial_sort|"
+    "partial_sort_copy|nth_element|min_element|max_element|minmax_element|find|find_if|find_if_not|count|count_if|"
+    "equal|mismatch|search|replace|replace_if|replace_copy|reverse|reverse_copy|rotate|rotate_copy|unique|remove|"
+    "remove_if|merge|inplace_merge|partition|stable_partition|iota|swap_ranges|lexicographical_compare|max|min|"
+    "minmax|clamp|invoke|apply|all_of|any_of|none_of|adjacent_find|lower_bound|upper_bound|binary_search|"
+    "equal_range|make_heap|push_heap|pop_heap|sort_heap|uninitialized_copy|uninitialized_fill|"
+    "uninitialized_copy_n|uninitialized_fill_n|destroy|destroy_n")
+_STD_ALGORITHM_AS_VALUE = re.compile(
+    r"(?:^|[=(,&{?:]|\breturn)\s*(?:::\s*)?std\s*::\s*(?:ranges\s*::\s*)?(" + _STD_ALGORITHMS + r")\b"
+    r"\s*(?:<[^;(){}]*>)?\s*(?=[;,)}\]:?]|$)")
+_SIMULATOR_HELPERS = re.compile(r"\bwmma\s*::\s*detail\b")
+
+
+def unseen_code_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+    """Where the submission's own code makes code the simulator's counters do not instrument
+    (see _ATTRIBUTE_BLOCKS and the rest above)."""
+    found = []
+    for name, line, code in own_code(preprocessed, own_files):
+        where = "%s: %s" % (name, line.strip()[:100])
+        for m in _ATTRIBUTE_BLOCKS.finditer(code):
+            body = next(g for g in m.groups() if g is not None)
+            bad = _FORBIDDEN_ATTRIBUTES.search(body)
+            if bad:
+                found.append("the attribute %s (%s)" % (bad.group(1), where))
+        if _PRAGMA_OPERATOR.search(code):
+            found.append("a _Pragma operator (%s)" % where)
+        for m in _STD_ALGORITHM_AS_VALUE.finditer(code):
+            found.append("std::%s named as a value, not called (%s)" % (m.group(1), where))
+        if _SIMULATOR_HELPERS.search(code):
+            found.append("the simulator's own wmma::detail helpers (%s)" % where)
+    return found
+
+
 def uncounted_memory_in(preprocessed: str, own_files: Iterable[str], threads_allowed: bool) -> List[str]:
     """Where the submission's own code moves memory in a way the simulator does not count (see
     _UNCOUNTED); the standard library's atomics are allowed where the exercise has threads."""

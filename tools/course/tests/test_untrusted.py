@@ -1,7 +1,8 @@
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
-from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in, compiler_messages_for_student, count_expected,
+from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in,
+                              unseen_code_in, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
                               preprocess_command, program_output_for_student, reserved_namespaces_in, sign,
                               solution_includes)
@@ -231,6 +232,25 @@ class ObjectChecksTest(unittest.TestCase):
                 ("char* c = static_cast<char*>(p); float* f = (float*)v; int y = (a * b) + (c);\n", 0),
                 ("auto f = reinterpret_cast<void (*)(int)>(g); auto h = reinterpret_cast<const __half2*>(p);\n", 0)]:
             self.assertEqual(len(aggregate_casts_in(head + code, ["/tmp/sub"])), found, code)
+
+    def test_code_the_counters_cannot_see_in_the_submissions_own_lines(self):
+        head = '# 1 "/usr/include/c++/12/numeric" 3\nauto p = std::inner_product<T*>;\n# 4 "/tmp/sub/03/01_dot.cu"\n'
+        for code, found in [
+                ('__attribute__((noinline, no_sanitize("coverage"))) static void add() {}\n', 1),
+                ('[[clang::no_sanitize("coverage")]] void f();\n', 1),
+                ('_Pragma("clang attribute push")\n', 1),
+                ("float (*volatile dot)(const float*, const float*, const float*, float) = "
+                 "std::inner_product<const float*, const float*, float>;\n", 1),
+                ("auto f = &std::transform<const float*, float*, Op>;\n", 1),
+                ("float (*volatile dot)(const float*, const float*, const float*, float) =\n"
+                 "    std::inner_product<const float*, const float*, float>;\n", 1),
+                ("nvcuda::wmma::detail::copy_in_uncounted<half, 16, 16>(d, s, 16, false);\n", 1),
+                # what honest code writes
+                ("inline __attribute__((always_inline)) float f(); __attribute__((aligned(16))) float t[4];\n", 0),
+                ("std::sort(v.begin(), v.end()); auto m = std::max(a, b); x = std::min<int>(a, b);\n", 0),
+                ("flag.load(std::memory_order_acquire); std::size_t n = sizeof(std::size_t);\n", 0),
+                ("std::ifstream f(p, std::ios::binary); const int k = c ? std::max(a, b) : d;\n", 0)]:
+            self.assertEqual(len(unseen_code_in(head + code, ["/tmp/sub"])), found, code)
 
     def test_reserved_namespaces_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/sstream" 3\nnamespace std { template <> class x<int>; }\n# 4 "/tmp/sub/01_a.cu"\n'
