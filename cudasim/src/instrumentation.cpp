@@ -807,8 +807,8 @@ DeviceWorkScope::~DeviceWorkScope() { --device_work_depth; }
 // ---- memcpy, memmove and memset reached from library code in a kernel ---------------------------
 // The rewrite makes a kernel's own calls of these the counted device_memcpy and the like. Library
 // code the counters do not see calls them too: std::copy of floats is a memmove in libstdc++'s
-// out-of-line code, a large struct copy is a memcpy call. Instrumented programs link with
-// -Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset (course_cuda_sources), so that every call in
+// out-of-line code, a large struct copy is a memcpy call. Every program linking the simulator
+// gets -Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset (cudasim/CMakeLists.txt), so that every call in
 // the program comes here: while a kernel thread runs, what it moves in device, shared or
 // page-locked memory is counted as that thread's (memcheck included); in host code, device memory
 // is refused as the host's own loads and stores of it are (a host memcpy out of a cudaMalloc
