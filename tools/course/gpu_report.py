@@ -212,6 +212,10 @@ def describe_machine(root: str, nvcc: str, toolchain: Toolchain) -> dict:
     cmake_text = _capture([toolchain.cmake, "--version"]) or ""
     commit = _capture(["git", "-C", root, "rev-parse", "HEAD"])
     dirty = _capture(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"]) if commit else None
+    if not commit:
+        # A copy without .git (the lent GPU machine gets the working tree only): the copy's
+        # sender names the commit (tools/gpu-lease.sh), so the figures stay traceable.
+        commit = os.environ.get("COURSE_SOURCE_COMMIT") or None
     source = gtest_source()
     return {
         "date": utc_now(),
@@ -222,7 +226,7 @@ def describe_machine(root: str, nvcc: str, toolchain: Toolchain) -> dict:
         "cmake_version": (cmake_text.splitlines() or [None])[0],
         "generator": toolchain.generator,
         "commit": commit,
-        "uncommitted_changes": bool(dirty) if commit else None,
+        "uncommitted_changes": bool(dirty) if dirty is not None else None,
         "googletest": ("built from " + source) if source else ("installed: " + (find_gtest(root) or "?")),
         "host": platform.node(),
         "cpu_count": os.cpu_count(),
@@ -362,7 +366,8 @@ def step_grade(ctx: Context) -> StepResult:
     """The reference solutions graded against themselves, ``repeats`` times. Saved after each
     run; a step left incomplete (the machine's own limit ended the command) at this commit and
     on this GPU is resumed where it stopped."""
-    result = resumable(ctx.out_dir, "grade", ctx.commit, ctx.gpu) or StepResult("grade", INCOMPLETE, utc_now(), 0.0)
+    result = resumable(ctx.out_dir, "grade", ctx.commit, ctx.gpu, fewer_runs_than=ctx.repeats) or \
+        StepResult("grade", INCOMPLETE, utc_now(), 0.0)
     runs = list(result.figures.get("runs", []))
     while len(runs) < ctx.repeats:
         clock = time.monotonic()
@@ -393,10 +398,15 @@ def summarize_grade_runs(result: StepResult, runs: List[Optional[dict]], repeats
     result.status = INCOMPLETE if len(runs) < repeats else OK if every_time else FAILED
 
 
-def resumable(out_dir: str, name: str, commit: Optional[str], gpu: Optional[str]) -> Optional[StepResult]:
-    """The step's saved result when it is incomplete and was recorded at this commit on this GPU."""
+def resumable(out_dir: str, name: str, commit: Optional[str], gpu: Optional[str],
+              fewer_runs_than: int = 0) -> Optional[StepResult]:
+    """The step's saved result when it was recorded at this commit on this GPU and is
+    incomplete, or (``fewer_runs_than``) finished with fewer runs than now asked for: a
+    ``--repeats 3`` after a ``--repeats 1`` adds two runs instead of starting over."""
     for saved in load_steps(out_dir):
-        if saved.name == name and saved.status == INCOMPLETE and saved.commit == commit and saved.gpu == gpu:
+        if saved.name != name or saved.commit != commit or saved.gpu != gpu:
+            continue
+        if saved.status == INCOMPLETE or len(saved.figures.get("runs", [])) < fewer_runs_than:
             return saved
     return None
 

@@ -271,6 +271,18 @@ class GradeRuns(unittest.TestCase):
         self.assertEqual((result.started, result.commands), ("earlier", ["first"]))
         self.assertEqual(result.figures["ratios"]["00-gpu-vs-cpu/vector_add"]["ratios"], [0.9, 1.0, 1.0])
 
+    def test_a_finished_step_with_fewer_runs_gets_the_rest(self):
+        previous = gr.StepResult("grade", gr.OK, "earlier", 100.0, figures={"runs": [grade_run(20, 0.9)]},
+                                 commit="0123abcd", gpu="NVIDIA H200")
+        result, calls = self.grade(previous)
+        self.assertEqual(calls, 2)
+        self.assertEqual(result.figures["ratios"]["00-gpu-vs-cpu/vector_add"]["ratios"], [0.9, 1.0, 1.0])
+
+    def test_a_finished_step_with_enough_runs_starts_again(self):
+        previous = gr.StepResult("grade", gr.OK, "earlier", 100.0,
+                                 figures={"runs": [grade_run(20, 0.9)] * 3}, commit="0123abcd", gpu="NVIDIA H200")
+        self.assertEqual(self.grade(previous)[1], 3)
+
     def test_an_incomplete_step_at_another_commit_starts_again(self):
         previous = gr.StepResult("grade", gr.INCOMPLETE, "earlier", 100.0, figures={"runs": [grade_run(20, 0.9)]},
                                  commit="fedcba98", gpu="NVIDIA H200")
