@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 
 from . import ui
 from .backend import Toolchain
-from .build import BuildDir, course_code_failure, readable_build_output, worker_of
+from .build import BuildDir, course_code_failure, read_cache, readable_build_output, worker_of
 from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
 from .manifest import Exercise, resolve_lesson
@@ -22,8 +22,8 @@ from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
 from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
-from .untrusted import ObjectBaseline, aggregate_casts_in, assembly_in, check_object, compiler_messages_for_student, defined_symbols, \
-    dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
+from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
+    compiler_include_dirs, compiler_messages_for_student, defined_symbols, dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
     trusted_definitions, uncounted_memory_in, undefined_symbols, unseen_code_in
 
@@ -612,15 +612,16 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
     return None
 
 
-def forbidden_dependency(inputs: str, root: str, allowed: List[str]) -> Optional[Tuple[str, str]]:
+def forbidden_dependency(inputs: str, root: str, allowed: List[str],
+                         system_roots: Sequence[str] = SYSTEM_HEADER_ROOTS) -> Optional[Tuple[str, str]]:
     """(note, feedback) when the files a build read (``inputs``, one path per line or a
     depfile) include a reference solution or anything outside ``allowed`` and the system's
-    headers; None when they do not."""
+    headers (``system_roots``); None when they do not."""
     reached = dependencies_under(inputs, os.path.join(root, "solutions"))
     if reached:
         return ("includes a reference solution; scored 0",
                 "A submission may not include files from solutions/; the compiler read: %s" % ", ".join(reached[:5]))
-    outside = dependencies_outside(inputs, allowed, root)
+    outside = dependencies_outside(inputs, allowed, root, system_roots)
     if outside:
         return ("includes files from outside the course; scored 0",
                 "A submission compiles against the course's headers and the system's only; the compiler read: %s"
@@ -633,6 +634,21 @@ def exercise_include_roots(snapshot: str) -> List[str]:
     headers and the lessons' (its own lesson's and lessons/common). Not the simulator's sources
     (cudasim/src/internal.hpp declares the runtime's counters), the grader, or the tests."""
     return [os.path.join(snapshot, "cudasim", "include"), os.path.join(snapshot, "lessons")]
+
+
+def system_header_roots(build: BuildDir) -> List[str]:
+    """Where the system's and the compilers' own headers are, for ``build``: the usual folders
+    and every folder its compilers search (the C++ compiler and, for the cuda backend, nvcc's
+    host compiler: the one CMake names, else the gcc and g++ on PATH, which nvcc takes)."""
+    cache = read_cache(build.path)
+    compilers = [cache.get("CMAKE_CXX_COMPILER"), cache.get("CMAKE_CUDA_HOST_COMPILER")]
+    if build.toolchain.backend == "cuda":
+        compilers += [shutil.which("gcc"), shutil.which("g++")]
+    roots = list(SYSTEM_HEADER_ROOTS)
+    for compiler in compilers:
+        if compiler and os.path.isabs(compiler):
+            roots += [d for d in compiler_include_dirs(compiler) if d not in roots]
+    return roots
 
 
 def dependency_paths(build: BuildDir, obj: str) -> str:
@@ -753,6 +769,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         to_build.append(ex)
     targets = {ex.variant("submission").target: ex for ex in to_build}
     outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
+    system_roots = system_header_roots(build)
     for target, ex in targets.items():
         grade = grades[ex.key]
         outcome = outcomes[target]
@@ -766,7 +783,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                 rule = source_rule(build, obj, copy_dir, rubrics[ex.lesson].allowed_libraries(ex.name))
             if not rule:
                 inputs = dependency_paths(build, obj) + "\n" + "\n".join(rewrite_inputs(build.path, target, ex.file))
-                forbidden = forbidden_dependency(inputs, root, exercise_include_roots(snapshot) + [copy_dir, build.path])
+                forbidden = forbidden_dependency(inputs, root, exercise_include_roots(snapshot) + [copy_dir, build.path],
+                                                 system_roots)
             if rule or forbidden:
                 break
         if forbidden:
@@ -787,7 +805,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             grade.status = COMPILE_ERROR
             grade.note = "does not compile; the compiler's messages follow"
             messages = compiler_messages_for_student(readable_build_output(outcome.output),
-                                                     [copy_dir, snapshot, build.path], root)
+                                                     [copy_dir, snapshot, build.path], root, system_roots)
             grade.feedback = _cap(messages.replace(copy_dir + os.sep, "submission/"))
             continue
         if not quiet:

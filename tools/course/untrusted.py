@@ -8,6 +8,7 @@
 - include checks: a submission may not include anything from ``solutions/`` (a clear message
   from the source text, and the compiler's dependency record as the authority).
 """
+import functools
 import hashlib
 import hmac
 import os
@@ -16,6 +17,7 @@ import secrets
 import shlex
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
@@ -304,6 +306,38 @@ SYSTEM_HEADER_ROOTS = ("/usr/include", "/usr/lib", "/usr/local/include", "/usr/l
                        "/usr/share", "/opt/nvidia", "/opt/cuda")
 
 
+def compiler_include_dirs(compiler: str) -> List[str]:
+    """The folders ``compiler`` searches for ``#include <...>``, as it lists them with ``-v``: its
+    own headers and the system's. A toolchain installed outside /usr keeps its headers
+    elsewhere (the lent GPU machines' GCC, nvcc's host compiler, lives in /opt/gcc). Folders in
+    the temporary directory are left out: nothing a compiler ships lives there, and a submission
+    could write there."""
+    return list(_compiler_include_dirs(os.path.realpath(compiler)))
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_include_dirs(compiler: str) -> Tuple[str, ...]:
+    try:
+        proc = subprocess.run([compiler, "-x", "c++", "-E", "-v", "-"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, universal_newlines=True,
+                              errors="replace", timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    lines = proc.stderr.splitlines()
+    try:
+        first = lines.index("#include <...> search starts here:") + 1
+        last = lines.index("End of search list.", first)
+    except ValueError:
+        return ()
+    temporary = os.path.realpath(tempfile.gettempdir())
+    folders = []
+    for line in lines[first:last]:
+        folder = os.path.realpath(line.strip().replace(" (framework directory)", ""))
+        if folder != os.sep and not _under(folder, [temporary]):
+            folders.append(folder)
+    return tuple(folders)
+
+
 def _under(path: str, roots: Iterable[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
@@ -332,7 +366,8 @@ _DIAGNOSTIC = re.compile(r"^(?:In file included from |\s+from )?(/[^:]+|[^/\s:][
 HIDDEN_DIAGNOSTIC = "[a message about a file outside the submission and the course's headers is not shown]"
 
 
-def compiler_messages_for_student(text: str, allowed: Iterable[str], repository: str) -> str:
+def compiler_messages_for_student(text: str, allowed: Iterable[str], repository: str,
+                                  system_roots: Iterable[str] = SYSTEM_HEADER_ROOTS) -> str:
     """The compiler's output without what it said about files outside ``allowed`` (the
     submission, the course snapshot) and the system headers: a diagnostic there quotes that
     file's lines, which could be a reference solution or another student's work."""
@@ -343,7 +378,7 @@ def compiler_messages_for_student(text: str, allowed: Iterable[str], repository:
         m = _DIAGNOSTIC.match(line)
         if m:
             path = m.group(1)
-            showing = not os.path.isabs(path) or not dependencies_outside(path, allowed, repository)
+            showing = not os.path.isabs(path) or not dependencies_outside(path, allowed, repository, system_roots)
             if not showing and (not out or out[-1] != HIDDEN_DIAGNOSTIC):
                 out.append(HIDDEN_DIAGNOSTIC)
         if showing:

@@ -1,8 +1,11 @@
+import os
+import stat
+import tempfile
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
 from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in,
-                              unseen_code_in, compiler_messages_for_student, count_expected,
+                              unseen_code_in, compiler_include_dirs, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
                               preprocess_command, program_output_for_student, reserved_namespaces_in, sign,
                               solution_includes)
@@ -193,6 +196,27 @@ class ObjectChecksTest(unittest.TestCase):
         self.assertEqual(dependencies_outside("/usr/local/course/solutions/a.cu\n/usr/local/course/snap/b.h\n",
                                               ["/usr/local/course/snap"], "/usr/local/course"),
                          ["/usr/local/course/solutions/a.cu"])
+
+    def test_a_compilers_own_header_folders_are_system_headers(self):
+        # A GCC installed in /opt (the lent GPU machines' nvcc host compiler) lists its folders
+        # with -v; folders in the temporary directory are never taken.
+        folder = tempfile.mkdtemp()
+        self.addCleanup(lambda: os.system("rm -rf " + folder))
+        compiler = os.path.join(folder, "g++")
+        with open(compiler, "w") as f:
+            f.write("#!/bin/sh\ncat >&2 <<'EOF'\nignoring nonexistent directory \"/x\"\n"
+                    "#include \"...\" search starts here:\n#include <...> search starts here:\n"
+                    " /opt/gcc/lib/gcc/x86_64-linux-gnu/13/include\n /opt/gcc/include/c++/13\n"
+                    " %s/include\n /usr/include\nEnd of search list.\nEOF\n" % tempfile.gettempdir())
+        os.chmod(compiler, stat.S_IRWXU)
+        self.assertEqual(compiler_include_dirs(compiler),
+                         ["/opt/gcc/lib/gcc/x86_64-linux-gnu/13/include", "/opt/gcc/include/c++/13", "/usr/include"])
+        deps = "/opt/gcc/lib/gcc/x86_64-linux-gnu/13/include/stddef.h\n/opt/other/evil.h\n"
+        self.assertEqual(dependencies_outside(deps, [], "/r"), ["/opt/gcc/lib/gcc/x86_64-linux-gnu/13/include/stddef.h",
+                                                                "/opt/other/evil.h"])
+        self.assertEqual(dependencies_outside(deps, [], "/r", ["/usr/include"] + compiler_include_dirs(compiler)),
+                         ["/opt/other/evil.h"])
+        self.assertEqual(compiler_include_dirs(os.path.join(folder, "no-such-compiler")), [])
 
     def test_inline_assembly_in_the_submissions_own_lines(self):
         pp = ('# 1 "/tmp/sub/00/01_a.cu"\nconst char* s = "asm";\n# 5 "/usr/include/stdio.h" 3\n'
