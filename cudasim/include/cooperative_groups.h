@@ -15,7 +15,8 @@
 /// each on an OS thread of its own). It is first a block barrier at the caller's call site, with
 /// the same divergence reports, then a wait for every other block; a block that exits without
 /// reaching it, or blocks waiting at different grid.sync() calls, are reported as a deadlock.
-/// Outside a cooperative launch `is_valid()` is false and `sync()` ends the launch with a message.
+/// Outside a cooperative launch `sync()` ends the launch with a message; `is_valid()` is true in
+/// every launch, as CUDA 13 answers it (measured on an H200, 2026-11-27), so it cannot tell.
 ///
 /// `coalesced_threads()` gives the lanes of the caller's warp that reach that call together. The
 /// simulator does not run a warp's lanes in lock step: a lane waits at the call until no thread
@@ -244,8 +245,9 @@ class grid_group {
   void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
     cudasim::detail::grid_sync(file, line);
   }
-  /// Whether the kernel was launched cooperatively, so that sync() may be called.
-  bool is_valid() const { return cudasim::detail::in_cooperative_launch(); }
+  /// True, as on a GPU with CUDA 13 also outside a cooperative launch (measured on an H200,
+  /// 2026-11-27): it does not say whether sync() may be called.
+  bool is_valid() const { return true; }
   static unsigned long long size() { return num_threads(); }
   static unsigned long long num_threads() {
     return static_cast<unsigned long long>(num_blocks()) * details::block_size();

@@ -153,6 +153,10 @@ inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) {
   using namespace cudasim::detail;
   return round_bf16(bf16_value(a) / bf16_value(b));
 }
+// Never contracted into a fused multiply-add by nvcc (cuda_fp16.h says why that matters).
+inline __nv_bfloat16 __hadd_rn(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
+inline __nv_bfloat16 __hsub_rn(__nv_bfloat16 a, __nv_bfloat16 b) { return __hsub(a, b); }
+inline __nv_bfloat16 __hmul_rn(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul(a, b); }
 inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
   using namespace cudasim::detail;
   return round_bf16(fma_to_odd(bf16_value(a), bf16_value(b), bf16_value(c)));

@@ -144,6 +144,12 @@ inline __half __hdiv(__half a, __half b) {
   using namespace cudasim::detail;
   return round_half(half_value(a) / half_value(b));
 }
+// The _rn forms are the same operations that nvcc never contracts: `a * b + c` written with
+// the operators (or __hmul and __hadd) may become one fused multiply-add under nvcc's default
+// -fmad=true (seen on an H200: one rounding, not two), which the simulator does not do.
+inline __half __hadd_rn(__half a, __half b) { return __hadd(a, b); }
+inline __half __hsub_rn(__half a, __half b) { return __hsub(a, b); }
+inline __half __hmul_rn(__half a, __half b) { return __hmul(a, b); }
 /// a * b + c with one rounding.
 inline __half __hfma(__half a, __half b, __half c) {
   using namespace cudasim::detail;

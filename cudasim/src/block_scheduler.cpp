@@ -1027,11 +1027,6 @@ void grid_block_exited(LaunchState& launch, const uint3& block) {
   g.changed.notify_all();
 }
 
-bool in_cooperative_launch() {
-  const BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
-  return b != nullptr && b->launch->grid_barrier != nullptr;
-}
-
 void grid_sync(const char* file, unsigned line) {
   Worker& w = worker();
   BlockRun* b = w.block;

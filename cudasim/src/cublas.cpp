@@ -493,7 +493,9 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     return invalid(api, format_string("trans must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C (got %d)", trans));
   if (m < 0 || n < 0) return invalid(api, format_string("m=%d, n=%d must not be negative", m, n));
   if (lda < std::max(1, m)) return invalid(api, format_string("lda=%d is smaller than the m=%d rows of A", lda, m));
-  if (incx == 0 || incy == 0) return invalid(api, "incx and incy must not be 0");
+  // incx == 0 is accepted, x[0] standing for every element of x, as cuBLAS 13 does (measured
+  // on an H200, 2026-11-27); y, written, needs a stride.
+  if (incy == 0) return invalid(api, "incy must not be 0");
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
   const Scalar<float> a_scalar = take_scalar(h, alpha), b_scalar = take_scalar(h, beta);
@@ -507,8 +509,10 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
                     float* start = incy < 0 ? y + static_cast<long long>(1 - y_len) * incy : y;
                     for (int i = 0; i < y_len; ++i) start[static_cast<long long>(i) * incy] = 0.0f;
                   }
-                  cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, x, incx,
-                              b_value, y, incy);
+                  // OpenBLAS refuses a zero stride: spell the repeated element out.
+                  const std::vector<float> repeated = incx == 0 ? std::vector<float>(x_len, x[0]) : std::vector<float>();
+                  cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda,
+                                incx == 0 ? repeated.data() : x, incx == 0 ? 1 : incx, b_value, y, incy);
                 });
 }
 
@@ -719,10 +723,15 @@ cublasStatus_t copy_vector(const char* api, int n, int elemSize, const void* x, 
 
 cublasStatus_t copy_matrix(const char* api, int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async) {
-  if (rows < 0 || cols < 0 || elemSize <= 0 || lda < std::max(1, rows) || ldb < std::max(1, rows))
-    return invalid(api, format_string("rows=%d and cols=%d must not be negative, elemSize=%d positive, lda=%d and "
-                                      "ldb=%d at least the rows",
-                                      rows, cols, elemSize, lda, ldb));
+  if (rows < 0 || cols < 0 || elemSize <= 0)
+    return invalid(api, format_string("rows=%d and cols=%d must not be negative, elemSize=%d positive", rows, cols,
+                                      elemSize));
+  if (lda < std::max(1, rows) || ldb < std::max(1, rows)) {
+    // The strided copy behind it cannot be made: cuBLAS 13 says CUBLAS_STATUS_MAPPING_ERROR
+    // (measured on an H200 for lda < rows, 2026-11-27), not INVALID_VALUE.
+    report("%s: lda=%d and ldb=%d must be at least the rows (%d)", api, lda, ldb, rows);
+    return CUBLAS_STATUS_MAPPING_ERROR;
+  }
   const auto size = static_cast<std::size_t>(elemSize);
   return copy_runs(api, B, size * ldb, A, size * lda, size * rows, static_cast<std::size_t>(cols), kind, stream,
                    async);

@@ -157,7 +157,7 @@ cudaError_t kernel_node_work(const char* api, const cudaKernelNodeParams* params
     report("%s at %s:%u: %p is not a kernel the simulator has seen with its type; name the kernel once before "
            "(for example cudaFuncGetAttributes(&attributes, kernel))",
            api, file, line, params->func);
-    return cudaErrorInvalidDeviceFunction;
+    return kNotAKernelError;
   }
   if (params->extra != nullptr) {
     report("%s at %s:%u: arguments in the `extra` format are not supported by the simulator; pass them in "
@@ -188,6 +188,11 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
   if (graph == nullptr) return record_error(cudaErrorInvalidValue);
   GraphNodes recorded;
   const cudaError_t e = end_capture(stream, recorded);
+  if (e == cudaErrorStreamCaptureInvalidated) {
+    report("cudaStreamEndCapture: the capture was invalidated by a call it cannot record (a synchronisation of the "
+           "capturing stream); no graph was made");
+    *graph = nullptr;
+  }
   if (e != cudaSuccess) return record_error(e);
   // Stream order: each recorded operation depends on the one before it.
   auto g = std::make_unique<Graph>();
@@ -203,7 +208,9 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
   if (status == nullptr) return record_error(cudaErrorInvalidValue);
-  *status = is_capturing(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  *status = !is_capturing(stream)         ? cudaStreamCaptureStatusNone
+            : capture_invalidated(stream) ? cudaStreamCaptureStatusInvalidated
+                                          : cudaStreamCaptureStatusActive;
   return cudaSuccess;
 }
 

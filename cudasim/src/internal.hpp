@@ -304,6 +304,8 @@ void forget_graph_memory(int device);
 cudaError_t begin_capture(cudaStream_t stream);
 cudaError_t end_capture(cudaStream_t stream, GraphNodes& nodes);
 bool is_capturing(cudaStream_t stream);
+/// Whether the stream's capture was invalidated by a call it could not record.
+bool capture_invalidated(cudaStream_t stream);
 /// Queues `work` on a stream (0, cudaStreamLegacy and cudaStreamPerThread included). Returns
 /// cudaErrorInvalidResourceHandle for an unknown stream.
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);
@@ -321,6 +323,11 @@ std::function<void()> launch_work(const LaunchConfig& config, std::shared_ptr<co
 /// The kernel registered at `kernel` (see register_kernel in execution.hpp): its arguments'
 /// unpacker and parameter count. False for an address the simulator has not seen as a kernel.
 bool find_kernel(const void* kernel, ArgumentUnpacker& unpack, std::size_t& parameter_count, const char*& name);
+/// What the runtime returns for a function pointer that is not a kernel (cudaLaunchKernel,
+/// cudaFuncGetAttributes, the occupancy calculator, a graph's kernel node): CUDA 13 says
+/// "invalid resource handle", measured on an H200 (CUDA 13.0, driver 580, 2026-11-27) for the
+/// first two; cudaErrorInvalidDeviceFunction is what older releases are documented to return.
+constexpr cudaError_t kNotAKernelError = cudaErrorInvalidResourceHandle;
 /// Runs every block of a launch on the worker pool; returns when all have finished.
 void run_grid(const std::shared_ptr<LaunchState>& launch);
 void synchronize_all_streams();

@@ -98,7 +98,7 @@ cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const 
                                      size_t dynamic_shared_bytes, int block_size_limit) {
   if (min_grid_size == nullptr || block_size == nullptr || block_size_limit < 0)
     return record_error(cudaErrorInvalidValue);
-  if (!is_known_kernel(func)) return record_error(cudaErrorInvalidDeviceFunction);
+  if (!is_known_kernel(func)) return record_error(kNotAKernelError);
   const cudaDeviceProp& p = device_properties();
   const int limit = block_size_limit == 0 ? p.maxThreadsPerBlock : std::min(block_size_limit, p.maxThreadsPerBlock);
   // From the largest block size down, in whole warps (the limit itself first when it is not
@@ -128,14 +128,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const voi
                                                           size_t dynamic_shared_bytes) {
   if (blocks == nullptr || block_size <= 0 || block_size > device_properties().maxThreadsPerBlock)
     return record_error(cudaErrorInvalidValue);
-  if (!is_known_kernel(func)) return record_error(cudaErrorInvalidDeviceFunction);
+  if (!is_known_kernel(func)) return record_error(kNotAKernelError);
   *blocks = resident_blocks(block_size, dynamic_shared_bytes);
   return cudaSuccess;
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* func) {
   if (attributes == nullptr) return record_error(cudaErrorInvalidValue);
-  if (!is_known_kernel(func)) return record_error(cudaErrorInvalidDeviceFunction);
+  if (!is_known_kernel(func)) return record_error(kNotAKernelError);
   const cudaDeviceProp& p = device_properties();
   *attributes = {};
   attributes->sharedSizeBytes = 0;  // static __shared__ variables are not known to the simulator
@@ -160,7 +160,7 @@ cudaError_t launch_by_address(const char* api, const void* func, dim3 grid, dim3
     report("%s at %s:%u: %p is not a kernel the simulator has seen with its type. Pass the kernel itself "
            "(%s(kernel, ...), not a void*), or let the program name it once before (for example "
            "cudaFuncGetAttributes(&attributes, kernel))", api, file, line, func, api);
-    return record_error(cudaErrorInvalidDeviceFunction);
+    return record_error(kNotAKernelError);
   }
   if (args == nullptr && parameter_count != 0) {
     report("%s at %s:%u: '%s' takes %zu arguments but args is null", api, file, line, name, parameter_count);

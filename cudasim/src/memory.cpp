@@ -878,7 +878,9 @@ cudaError_t pitched_side(const cudaPitchedPtr& side, const cudaPos& pos, const c
   if (extent.width > side.pitch || pos.x > side.pitch - extent.width) {
     report("%s: the %s's rows are %zu bytes apart, but the copy reaches byte %zu of a row", api, which, side.pitch,
            pos.x + extent.width);
-    return cudaErrorInvalidPitchValue;
+    // cudaErrorInvalidValue, not the 2-D copies' cudaErrorInvalidPitchValue: measured on an H200
+    // (CUDA 13.0, 2026-11-27).
+    return cudaErrorInvalidValue;
   }
   if (extent.depth > 1 && pos.y + extent.height > side.ysize) {
     report("%s: the %s's slices have %zu rows, but the copy of %zu slices reaches row %zu of each", api, which,

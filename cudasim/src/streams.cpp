@@ -39,6 +39,10 @@ struct CapturedGraph {
   GraphNodes nodes;
   const Stream* origin = nullptr;             // the stream that began the capture
   std::vector<std::weak_ptr<Stream>> joined;  // the streams that joined it
+  // A call the capture cannot record (a stream synchronisation) invalidates it, as on a GPU:
+  // cudaStreamEndCapture then gives no graph and cudaErrorStreamCaptureInvalidated (measured on
+  // an H200, CUDA 13.0, 2026-11-27).
+  bool invalidated = false;
 };
 WorkerPool& pool();
 
@@ -413,7 +417,10 @@ cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work, b
     s = r.find(handle);
     if (!s) return cudaErrorInvalidResourceHandle;
     // Waiting for a capturing stream would wait for work that is only being recorded.
-    if (s->capture) return cudaErrorStreamCaptureUnsupported;
+    if (s->capture) {
+      s->capture->invalidated = true;
+      return cudaErrorStreamCaptureUnsupported;
+    }
     ticket = push_task(r, s, std::move(work), after_device_work);
   }
   s->host_wait_for(ticket);
@@ -439,11 +446,12 @@ cudaError_t end_capture(cudaStream_t handle, GraphNodes& nodes) {
   if (!s) return cudaErrorInvalidResourceHandle;
   if (!s->capture) return cudaErrorIllegalState;
   if (s->capture->origin != s.get()) return cudaErrorStreamCaptureUnmatched;
-  nodes = std::move(s->capture->nodes);
+  const bool invalidated = s->capture->invalidated;
+  if (!invalidated) nodes = std::move(s->capture->nodes);
   for (const std::weak_ptr<Stream>& joined : s->capture->joined)
     if (std::shared_ptr<Stream> j = joined.lock(); j && j->capture == s->capture) j->capture.reset();
   s->capture.reset();
-  return cudaSuccess;
+  return invalidated ? cudaErrorStreamCaptureInvalidated : cudaSuccess;
 }
 
 bool is_capturing(cudaStream_t handle) {
@@ -451,6 +459,13 @@ bool is_capturing(cudaStream_t handle) {
   std::lock_guard<std::mutex> lock(r.mutex);
   std::shared_ptr<Stream> s = r.find(handle);
   return s && s->capture;
+}
+
+bool capture_invalidated(cudaStream_t handle) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(handle);
+  return s && s->capture && s->capture->invalidated;
 }
 
 namespace {
@@ -530,19 +545,24 @@ void synchronize_all_streams() { synchronize_streams(-1); }
 
 void synchronize_device_streams(int device) { synchronize_streams(device); }
 
+// A configuration no GPU can launch is cudaErrorInvalidValue ("invalid argument"), as CUDA 13
+// returns it: measured on an H200 (CUDA 13.0, driver 580, 2026-11-27) for a block of more than
+// 1024 threads, a block z above 64 and an empty grid, launched with <<<>>> and with
+// cudaLaunchKernel; a grid past the maximum is taken to follow the same rule (not measured).
+// Earlier CUDA releases are widely reported to say cudaErrorInvalidConfiguration instead.
 cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id) {
   const cudaDeviceProp& p = device_properties();
   const dim3 b = config.block, g = config.grid;
   const unsigned long long threads = static_cast<unsigned long long>(b.x) * b.y * b.z;
   if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) {
-    return fail_launch(config, cudaErrorInvalidConfiguration,
+    return fail_launch(config, cudaErrorInvalidValue,
                        format_string("grid (%u,%u,%u) and block (%u,%u,%u) must be at least 1 in every "
                                      "dimension", g.x, g.y, g.z, b.x, b.y, b.z));
   }
   if (threads > static_cast<unsigned long long>(p.maxThreadsPerBlock) ||
       b.x > static_cast<unsigned>(p.maxThreadsDim[0]) || b.y > static_cast<unsigned>(p.maxThreadsDim[1]) ||
       b.z > static_cast<unsigned>(p.maxThreadsDim[2])) {
-    return fail_launch(config, cudaErrorInvalidConfiguration,
+    return fail_launch(config, cudaErrorInvalidValue,
                        format_string("block (%u,%u,%u) has %llu threads; at most %d per block, and at "
                                      "most (%d,%d,%d) per dimension", b.x, b.y, b.z, threads,
                                      p.maxThreadsPerBlock, p.maxThreadsDim[0], p.maxThreadsDim[1],
@@ -550,7 +570,7 @@ cudaError_t check_launch(const LaunchConfig& config, const void* kernel_id) {
   }
   if (g.x > static_cast<unsigned>(p.maxGridSize[0]) || g.y > static_cast<unsigned>(p.maxGridSize[1]) ||
       g.z > static_cast<unsigned>(p.maxGridSize[2])) {
-    return fail_launch(config, cudaErrorInvalidConfiguration,
+    return fail_launch(config, cudaErrorInvalidValue,
                        format_string("grid (%u,%u,%u) exceeds the maximum (%d,%d,%d)", g.x, g.y, g.z,
                                      p.maxGridSize[0], p.maxGridSize[1], p.maxGridSize[2]));
   }

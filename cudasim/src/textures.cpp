@@ -163,7 +163,6 @@ struct Resource {
   bool layered = false;
   bool cubemap = false;              // six faces per layer, read by direction (texCubemap)
   bool linear = false;               // linear memory: tex1Dfetch
-  bool surface_load_store = false;   // an array allocated for surfaces
 };
 
 struct Texture {
@@ -240,7 +239,6 @@ cudaError_t resolve(const cudaResourceDesc& desc, const char* api, Resource& r) 
         r.depth = a->slices;
         r.dimensions = a->extent.depth != 0 ? 3 : a->extent.height != 0 ? 2 : 1;
       }
-      r.surface_load_store = (a->flags & cudaArraySurfaceLoadStore) != 0;
       return cudaSuccess;
     }
     case cudaResourceTypeLinear:
@@ -630,10 +628,8 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* object, const cudaResou
   auto r = std::make_unique<Resource>();
   const cudaError_t resolved = resolve(*resource, api, *r);
   if (resolved != cudaSuccess) return record_error(resolved);
-  if (!r->surface_load_store) {
-    report("%s: the array was not allocated for surfaces (cudaArraySurfaceLoadStore)", api);
-    return record_error(cudaErrorInvalidValue);
-  }
+  // An array allocated without cudaArraySurfaceLoadStore is accepted too, as CUDA 13 accepts it
+  // on an H200 (measured 2026-11-27), although the programming guide asks for the flag.
   const unsigned long long handle = surfaces().add(std::move(r));
   if (handle == 0) return record_error(cudaErrorMemoryAllocation);
   *object = handle;

@@ -260,7 +260,8 @@ TEST_F(Cublas, SetAndGetVectorAndMatrixCopyWithStridesAndLeadingDimensions) {
   for (int col = 0; col < 2; ++col)
     for (int row = 0; row < 3; ++row) EXPECT_EQ(corner[col * 3 + row], host[col * 5 + row]) << row << "," << col;
   EXPECT_EQ(cublasSetVector(4, sizeof(float), x.data(), 0, d, 1), CUBLAS_STATUS_INVALID_VALUE);
-  EXPECT_EQ(cublasSetMatrix(3, 2, sizeof(float), host.data(), 2, d, 4), CUBLAS_STATUS_INVALID_VALUE);  // lda < rows
+  // lda < rows: the strided copy cannot be made (cuBLAS 13's answer on an H200, 2026-11-27).
+  EXPECT_EQ(cublasSetMatrix(3, 2, sizeof(float), host.data(), 2, d, 4), CUBLAS_STATUS_MAPPING_ERROR);
   ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
   cudaFree(d);
 }
@@ -395,7 +396,7 @@ TEST_F(Cublas, InvalidArgumentsReturnInvalidValueAndDoNothing) {
   EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, p, 2, p, 2, &one, p, 1),
             CUBLAS_STATUS_INVALID_VALUE) << "ldc < m";
   EXPECT_EQ(cublasSgemv(handle_, CUBLAS_OP_N, 4, 2, &one, p, 3, p, 1, &one, p, 1), CUBLAS_STATUS_INVALID_VALUE);
-  EXPECT_EQ(cublasSgemv(handle_, CUBLAS_OP_N, 2, 2, &one, p, 2, p, 0, &one, p, 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgemv(handle_, CUBLAS_OP_N, 2, 2, &one, p, 2, p, 1, &one, p, 0), CUBLAS_STATUS_INVALID_VALUE);
   EXPECT_EQ(cublasSgemmStridedBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, p, 2, 4, p, 2, 4, &one,
                                       p, 2, 4, -1),
             CUBLAS_STATUS_INVALID_VALUE);
@@ -403,6 +404,21 @@ TEST_F(Cublas, InvalidArgumentsReturnInvalidValueAndDoNothing) {
   EXPECT_EQ(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &one, p, 1, p, 1, &one, p, 1),
             CUBLAS_STATUS_SUCCESS);
   for (float v : d.download()) ASSERT_EQ(v, 1.0f);
+}
+
+TEST_F(Cublas, SgemvWithAZeroStrideOfXRepeatsItsFirstElement) {
+  // cuBLAS 13 accepts incx = 0 (on an H200, 2026-11-27): x[0] stands for every element.
+  const int m = 3, n = 4;
+  const std::vector<float> a = values<float>(m * n, 31), x = {2.5f, -7.0f}, y0 = values<float>(m, 32);
+  DeviceBuffer<float> da(a), dx(x), dy(y0);
+  const float alpha = 0.5f, beta = -1.0f;
+  ASSERT_CUBLAS(cublasSgemv(handle_, CUBLAS_OP_N, m, n, &alpha, da.get(), m, dx.get(), 0, &beta, dy.get(), 1));
+  const std::vector<float> y = dy.download();
+  for (int i = 0; i < m; ++i) {
+    double row = 0.0;
+    for (int j = 0; j < n; ++j) row += double(a[j * m + i]) * x[0];
+    EXPECT_NEAR(y[i], alpha * row + beta * y0[i], 1e-5 * (1.0 + std::fabs(row))) << i;
+  }
 }
 
 TEST(CublasHandles, ANullHandleIsNotInitialized) {

@@ -34,10 +34,13 @@ class LaunchErrors : public ::testing::Test {
   int* flag_ = nullptr;
 };
 
-TEST_F(LaunchErrors, MoreThan1024ThreadsPerBlockIsAnInvalidConfigurationReportedOnce) {
+// A configuration no GPU can launch: CUDA 13 returns cudaErrorInvalidValue ("invalid
+// argument"), measured on an H200 (CUDA 13.0, driver 580, 2026-11-27) with these very tests;
+// earlier releases are widely reported to return cudaErrorInvalidConfiguration.
+TEST_F(LaunchErrors, MoreThan1024ThreadsPerBlockIsAnInvalidArgumentReportedOnce) {
   mark<<<1, 1025>>>(flag_);
-  EXPECT_EQ(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);  // peek does not clear
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaErrorInvalidValue);  // peek does not clear
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // cleared by the first read, not sticky
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(flag_after(flag_), 0);
@@ -45,30 +48,30 @@ TEST_F(LaunchErrors, MoreThan1024ThreadsPerBlockIsAnInvalidConfigurationReported
 
 TEST_F(LaunchErrors, BlockOf1024By2ThreadsExceedsThePerBlockLimit) {
   mark<<<1, dim3(1024, 2, 1)>>>(flag_);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(flag_after(flag_), 0);
 }
 
 TEST_F(LaunchErrors, BlockZDimensionAbove64IsInvalid) {
   mark<<<1, dim3(1, 1, 65)>>>(flag_);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
-TEST_F(LaunchErrors, EmptyGridIsAnInvalidConfiguration) {
+TEST_F(LaunchErrors, EmptyGridIsAnInvalidArgument) {
   mark<<<0, 32>>>(flag_);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   mark<<<dim3(1, 0, 1), 32>>>(flag_);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(flag_after(flag_), 0);
 }
 
 TEST_F(LaunchErrors, ALaterGoodLaunchRunsNormally) {
   mark<<<1, 2048>>>(flag_);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   mark<<<1, 1024>>>(flag_);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -500,7 +500,7 @@ TEST(GraphApi, SimulatorRefusesUnknownKernelsAndCycles) {
   void* args[] = {&p};
   cudaKernelNodeParams bad = kernel_params(reinterpret_cast<void*>(not_a_kernel), dim3(1), dim3(1), args);
   cudaGraphNode_t node;
-  EXPECT_EQ(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &bad), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &bad), cudaErrorInvalidResourceHandle);
   cudaGraphNode_t a, b;
   ASSERT_CUDA(cudaGraphAddEmptyNode(&a, graph, nullptr, 0));
   ASSERT_CUDA(cudaGraphAddEmptyNode(&b, graph, &a, 1));

@@ -193,9 +193,18 @@ TEST_F(Graphs, TheLegacyStreamCannotBeCapturedAndACapturingStreamCannotBeWaitedF
   (void)cudaGetLastError();
   ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
   EXPECT_NE(cudaStreamSynchronize(stream_), cudaSuccess);
-  cudaGraph_t graph{};
-  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  // The refused synchronisation invalidates the capture: no graph (as on an H200, 2026-11-27).
+  cudaStreamCaptureStatus status{};
+  EXPECT_EQ(cudaStreamIsCapturing(stream_, &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusInvalidated);
+  cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(&status);
+  EXPECT_EQ(cudaStreamEndCapture(stream_, &graph), cudaErrorStreamCaptureInvalidated);
+  EXPECT_EQ(graph, nullptr);
   (void)cudaGetLastError();
+  // The stream is usable again: a fresh capture gives a graph.
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  EXPECT_NE(graph, nullptr);
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
 }
 

@@ -124,7 +124,9 @@ __global__ void half_arithmetic(const __half* in, __half* out, int* flags) {
   out[2] = __hfma(a, b, c);
   out[3] = hsqrt(a);
   out[4] = a - b;
-  out[5] = a * b + c;  // two roundings
+  // Two roundings: the _rn forms are never contracted. (Written `a * b + c`, nvcc fuses it into
+  // one __hfma by default, -fmad=true: seen on an H200, 2026-11-27; the simulator does not.)
+  out[5] = __hadd_rn(__hmul_rn(a, b), c);
   out[6] = __hdiv(a, b);
   out[7] = -a;
   __half counter = a;

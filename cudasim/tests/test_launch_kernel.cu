@@ -1,7 +1,7 @@
 // cudaLaunchKernel: the C++ overload that takes the kernel itself, and the C one that takes it
 // as `const void*` with one pointer per argument in `args`. Arguments are copied when the call
 // returns, of any type (scalars of every width, structs, pointers), launch errors are returned,
-// and a pointer that is not a kernel is cudaErrorInvalidDeviceFunction. Valid CUDA: the same
+// and a pointer that is not a kernel is cudaErrorInvalidResourceHandle. Valid CUDA: the same
 // file runs on a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -156,24 +156,26 @@ TEST(LaunchKernel, KernelWithoutParametersTakesNullArgs) {
 }
 
 TEST(LaunchKernel, BadConfigurationIsReturned) {
+  // CUDA 13 says cudaErrorInvalidValue (measured on an H200, 2026-11-27; test_errors.cu).
   int* out = nullptr;
   int count = 0, value = 0;
   void* args[] = {&out, &count, &value};
-  EXPECT_EQ(cudaLaunchKernel(fill, dim3(1), dim3(2048), args, 0, nullptr), cudaErrorInvalidConfiguration);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
-  EXPECT_EQ(cudaLaunchKernel(fill, dim3(0), dim3(32), args, 0, nullptr), cudaErrorInvalidConfiguration);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaLaunchKernel(fill, dim3(1), dim3(2048), args, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaLaunchKernel(fill, dim3(0), dim3(32), args, 0, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
 }
 
-TEST(LaunchKernel, APointerThatIsNotAKernelIsAnInvalidDeviceFunction) {
+TEST(LaunchKernel, APointerThatIsNotAKernelIsAnInvalidResourceHandle) {
+  // CUDA 13's answer, measured on an H200 (2026-11-27); older releases said cudaErrorInvalidDeviceFunction.
   int* out = nullptr;
   void* args[] = {&out};
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(not_a_kernel), dim3(1), dim3(1), args, 0, nullptr),
-            cudaErrorInvalidDeviceFunction);
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidResourceHandle);
   int on_host = 0;
   EXPECT_EQ(cudaLaunchKernel(static_cast<const void*>(&on_host), dim3(1), dim3(1), args, 0, nullptr),
-            cudaErrorInvalidDeviceFunction);
+            cudaErrorInvalidResourceHandle);
   cudaGetLastError();
 }
 

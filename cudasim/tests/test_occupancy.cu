@@ -78,10 +78,11 @@ TEST(FuncAttributes, ReportTheLimitsAndWhatCudaFuncSetAttributeRaised) {
   EXPECT_EQ(attributes.maxDynamicSharedSizeBytes, 64 * 1024);
 }
 
-TEST(FuncAttributes, APointerThatIsNotAKernelIsAnInvalidDeviceFunction) {
+TEST(FuncAttributes, APointerThatIsNotAKernelIsAnInvalidResourceHandle) {
+  // CUDA 13's answer, measured on an H200 (2026-11-27); older releases said cudaErrorInvalidDeviceFunction.
   cudaFuncAttributes attributes;
   EXPECT_EQ(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(not_a_kernel)),
-            cudaErrorInvalidDeviceFunction);
+            cudaErrorInvalidResourceHandle);
   cudaGetLastError();
 }
 

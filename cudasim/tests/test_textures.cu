@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -145,8 +146,10 @@ TEST(Textures, LinearFilteringBlendsTheNeighboursWithTheirWeights) {
   const std::vector<float> data = ramp(w * h, 0.25f);
   cudaArray_t array = float_array(data, w, h);
   cudaTextureObject_t t = make_texture(array_resource(array), cudaFilterModeLinear, cudaAddressModeClamp, false);
-  // Positions x = i + 0.5 + a, y = j + 0.5 + b with a, b multiples of 1/256: exact weights.
-  std::vector<float> xs, ys, expected;
+  // Positions x = i + 0.5 + a, y = j + 0.5 + b with a, b multiples of 1/256: exact weights. The
+  // simulator blends exactly; a GPU's texture unit blends in lower precision (on an H200,
+  // 2026-11-27, up to 0.71/256 of the four texels' range off), so the bound is one weight step.
+  std::vector<float> xs, ys, expected, step;
   for (int j = 0; j + 1 < h; ++j)
     for (int i = 0; i + 1 < w; ++i) {
       const float a = static_cast<float>((i * 29 + j * 7) % 256) / 256.0f, b = static_cast<float>((i * 3 + j * 61) % 256) / 256.0f;
@@ -155,10 +158,16 @@ TEST(Textures, LinearFilteringBlendsTheNeighboursWithTheirWeights) {
       const float top = (1 - a) * data[j * w + i] + a * data[j * w + i + 1];
       const float bottom = (1 - a) * data[(j + 1) * w + i] + a * data[(j + 1) * w + i + 1];
       expected.push_back((1 - b) * top + b * bottom);
+      const float texels[] = {data[j * w + i], data[j * w + i + 1], data[(j + 1) * w + i], data[(j + 1) * w + i + 1]};
+      step.push_back((*std::max_element(texels, texels + 4) - *std::min_element(texels, texels + 4)) / 256.0f);
     }
   const std::vector<float> got = sample(t, xs, ys);
+#ifdef CUDASIM
+  for (std::size_t k = 0; k < got.size(); ++k) step[k] = 0.0f;
+#endif
   for (std::size_t k = 0; k < got.size(); ++k)
-    EXPECT_NEAR(got[k], expected[k], 1e-5f * (1.0f + std::fabs(expected[k]))) << "at " << xs[k] << ", " << ys[k];
+    EXPECT_NEAR(got[k], expected[k], step[k] + 1e-5f * (1.0f + std::fabs(expected[k])))
+        << "at " << xs[k] << ", " << ys[k];
   // At a texel's centre the filter gives the texel itself.
   EXPECT_EQ(sample(t, {3.5f}, {2.5f}), (std::vector<float>{data[2 * w + 3]}));
   ASSERT_CUDA(cudaDestroyTextureObject(t));
@@ -497,10 +506,11 @@ TEST(Textures, WhatAGpuRefusesIsRefused) {
   t.readMode = cudaReadModeNormalizedFloat;
   EXPECT_EQ(cudaCreateTextureObject(&object, &r, &t, nullptr), cudaErrorInvalidNormSetting);
   cudaGetLastError();
-  // A surface needs an array made for surfaces.
+  // Not refused: a surface over an array made without cudaArraySurfaceLoadStore (the
+  // programming guide asks for the flag, but CUDA 13 on an H200 creates it, 2026-11-27).
   cudaSurfaceObject_t s = 0;
-  EXPECT_EQ(cudaCreateSurfaceObject(&s, &r), cudaErrorInvalidValue);
-  cudaGetLastError();
+  EXPECT_EQ(cudaCreateSurfaceObject(&s, &r), cudaSuccess);
+  EXPECT_EQ(cudaDestroySurfaceObject(s), cudaSuccess);
   ASSERT_CUDA(cudaFreeArray(array));
   // A cubemap's faces are square, and there are six of them (per layer).
   const cudaChannelFormatDesc floats = cudaCreateChannelDesc<float>();

@@ -69,8 +69,6 @@ int released_barrier_result(BarrierKind kind);
 /// this call (as a block barrier, with its divergence reports), then until every block of the
 /// grid did. Ends the launch with a message outside a cooperative launch.
 void grid_sync(const char* file, unsigned line);
-/// Whether the running kernel was launched with cudaLaunchCooperativeKernel.
-bool in_cooperative_launch();
 
 /// cooperative_groups::coalesced_threads(): the lanes of the caller's warp that call it at the
 /// same call site together. The caller waits there until no thread of its block can run on
