@@ -301,14 +301,19 @@ class SymmetricBuffer {
   /// Bytes per rank.
   std::size_t bytes() const { return count_ * sizeof(T); }
 
-  /// Waits for all ranks, then copies `host` to the start of rank r's buffer.
+  /// Waits for all ranks, then copies `host` to the start of rank r's buffer, on rank r's
+  /// stream and finished before it returns. Not cudaMemcpy: that copy goes on the legacy
+  /// stream, which the ranks' non-blocking streams do not wait for, and from pageable memory
+  /// it may return before the data has reached the device (a rank's next kernel could read
+  /// the old contents; seen on an H200 as a pipeline reading its poisoned gradients).
   void upload(int r, const std::vector<T>& host) {
     if (host.size() > count_) throw std::length_error("SymmetricBuffer::upload: too long");
     group_->synchronize();
     if (host.empty()) return;
     DeviceGuard guard(group_->device(r));
-    CUDA_CHECK(cudaMemcpy(pointers_.at(r), host.data(), host.size() * sizeof(T),
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(pointers_.at(r), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice,
+                               group_->stream(r)));
+    CUDA_CHECK(cudaStreamSynchronize(group_->stream(r)));
   }
   /// `upload(r, host)` for every rank.
   void upload_all(const std::vector<T>& host) {
@@ -325,14 +330,18 @@ class SymmetricBuffer {
     return host;
   }
   /// Fills every byte of every rank's buffer with 0xFF (NaN for floats), so an element
-  /// nobody wrote fails a comparison.
+  /// nobody wrote fails a comparison. Each fill runs on its rank's stream and is finished
+  /// before this returns: cudaMemset returns at once and runs on the legacy stream, so on a
+  /// GPU it could land after the ranks' next writes (seen on an H200: a peer copy's result,
+  /// then overwritten with NaN).
   void poison() {
     group_->synchronize();
     for (int r = 0; r < group_->size(); ++r) {
       if (count_ == 0) continue;
       DeviceGuard guard(group_->device(r));
-      CUDA_CHECK(cudaMemset(pointers_[r], 0xFF, count_ * sizeof(T)));
+      CUDA_CHECK(cudaMemsetAsync(pointers_[r], 0xFF, count_ * sizeof(T), group_->stream(r)));
     }
+    group_->synchronize();
   }
 
  private:
