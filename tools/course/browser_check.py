@@ -35,7 +35,7 @@ BROWSERS = ("chromium", "chromium-headless-shell", "chrome-headless-shell", "goo
 
 # What the page says about itself once loaded: the images that did not draw, every link (as
 # the browser resolved it) and every anchor a link may name.
-_PAGE_REPORT = """(async () => {
+_PAGE_REPORT = r"""(async () => {
   // Doxygen's scripts add the menu and the search box's images after the load event.
   await new Promise(settled => setTimeout(settled, 50));
   await Promise.all(Array.from(document.images).map(image => image.complete ? null :

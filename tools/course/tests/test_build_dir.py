@@ -18,6 +18,12 @@ def toolchain(cxx: str, version: str) -> Toolchain:
 
 class CompilerChanges(unittest.TestCase):
     def setUp(self):
+        # The folders below were configured without one; a COURSE_GTEST_SOURCE in the caller's
+        # environment (the GPU report sets it) would be a reason of its own to configure.
+        environment = mock.patch.dict(os.environ)
+        environment.start()
+        self.addCleanup(environment.stop)
+        os.environ.pop("COURSE_GTEST_SOURCE", None)
         self.root = tempfile.mkdtemp()          # a source tree with no CMake files in it
         self.path = os.path.join(self.root, "build", "sim")
         os.makedirs(self.path)
