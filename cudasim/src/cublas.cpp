@@ -493,9 +493,10 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     return invalid(api, format_string("trans must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C (got %d)", trans));
   if (m < 0 || n < 0) return invalid(api, format_string("m=%d, n=%d must not be negative", m, n));
   if (lda < std::max(1, m)) return invalid(api, format_string("lda=%d is smaller than the m=%d rows of A", lda, m));
-  // incx == 0 is accepted, x[0] standing for every element of x, as cuBLAS 13 does (measured
-  // on an H200, 2026-11-27); y, written, needs a stride.
-  if (incy == 0) return invalid(api, "incy must not be 0");
+  // Zero strides are accepted, as cuBLAS 13 accepts them (measured on an H200, 2026-11-27):
+  // incx == 0 makes x[0] stand for every element of x (as the GPU computed); with incy == 0
+  // every element of the result goes to y[0], in an order a GPU does not promise: here the
+  // last one, each computed from y[0] as it was.
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
   const Scalar<float> a_scalar = take_scalar(h, alpha), b_scalar = take_scalar(h, beta);
@@ -505,14 +506,23 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
                  scalar_operand(h, "alpha", alpha), scalar_operand(h, "beta", beta)},
                 [=] {
                   const float a_value = a_scalar.get(), b_value = b_scalar.get();
+                  // OpenBLAS refuses zero strides: spell the repeated x out, and compute every
+                  // result for a y of one element apart, keeping the last.
+                  const std::vector<float> repeated = incx == 0 ? std::vector<float>(x_len, x[0]) : std::vector<float>();
+                  const float* xs = incx == 0 ? repeated.data() : x;
+                  const int x_step = incx == 0 ? 1 : incx;
+                  if (incy == 0) {
+                    std::vector<float> results(static_cast<std::size_t>(y_len), b_value == 0.0f ? 0.0f : y[0]);
+                    cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, xs, x_step, b_value,
+                                  results.data(), 1);
+                    y[0] = results.back();
+                    return;
+                  }
                   if (b_value == 0.0f) {  // y is not read when beta is 0
                     float* start = incy < 0 ? y + static_cast<long long>(1 - y_len) * incy : y;
                     for (int i = 0; i < y_len; ++i) start[static_cast<long long>(i) * incy] = 0.0f;
                   }
-                  // OpenBLAS refuses a zero stride: spell the repeated element out.
-                  const std::vector<float> repeated = incx == 0 ? std::vector<float>(x_len, x[0]) : std::vector<float>();
-                  cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda,
-                                incx == 0 ? repeated.data() : x, incx == 0 ? 1 : incx, b_value, y, incy);
+                  cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, xs, x_step, b_value, y, incy);
                 });
 }
 

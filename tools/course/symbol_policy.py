@@ -98,13 +98,19 @@ _NEVER = [re.compile(p) for p in NEVER]
 _STANDARD_LIBRARY = {"St", "9__gnu_cxx"}
 
 
+# glibc's fortified forms (``__fread_chk`` for ``fread``), which a compiler that defines
+# _FORTIFY_SOURCE by default calls instead (the GCC in /opt/gcc behind nvcc on the lent H200
+# machines did): each is judged as the function it checks.
+_FORTIFIED = re.compile(r"^__(\w+?)_chk$")
+
+
 def import_verdict(mangled: str, shown: str, facilities: Sequence[str],
                    toolchain_imports: Iterable[str] = ()) -> Optional[str]:
     """None when the object may import the symbol ``mangled`` (``shown``: demangled); else
     why not, for the student. ``toolchain_imports``: what the reference solution's object of
     the same exercise imports, built by the same compiler: the compiler's own glue (nvcc's
     fat-binary registration calls ``atexit``) is not the submission's doing."""
-    name = shown.strip()
+    name = _FORTIFIED.sub(r"\1", shown.strip())
     if _matches(_NEVER, name):
         return None if mangled in set(toolchain_imports) else "never allowed in an exercise"
     for lib in facilities:

@@ -97,6 +97,13 @@ class ImportAllowListTest(unittest.TestCase):
         self.assertFalse(self.allowed("fopen"))
         self.assertTrue(self.allowed("fopen", facilities=["files"]))
 
+    def test_fortified_forms_are_judged_as_the_functions_they_check(self):
+        # A GCC that fortifies by default calls __fread_chk for fread (the lent H200's did).
+        self.assertTrue(self.allowed("__fread_chk", facilities=["files"]))
+        self.assertIn("file access", import_verdict("__fread_chk", "__fread_chk", []))
+        self.assertTrue(self.allowed("__memcpy_chk"))
+        self.assertIsNotNone(import_verdict("__system_chk", "__system_chk", ["files"]))
+
     def test_the_compilers_own_glue_is_not_the_submissions(self):
         # nvcc's fat-binary registration calls atexit: allowed when the reference's object
         # (same exercise, same compiler) imports it too, refused otherwise.
