@@ -210,12 +210,12 @@ def describe_machine(root: str, nvcc: str, toolchain: Toolchain) -> dict:
     nvcc_text = _capture([nvcc, "--version"]) or ""
     release = [line for line in nvcc_text.splitlines() if "release" in line]
     cmake_text = _capture([toolchain.cmake, "--version"]) or ""
-    commit = _capture(["git", "-C", root, "rev-parse", "HEAD"])
-    dirty = _capture(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"]) if commit else None
-    if not commit:
-        # A copy without .git (the lent GPU machine gets the working tree only): the copy's
-        # sender names the commit (tools/gpu-lease.sh), so the figures stay traceable.
-        commit = os.environ.get("COURSE_SOURCE_COMMIT") or None
+    # A copy sent to a lent GPU machine may carry no .git, or a stale one (the one sent on
+    # 2026-11-27 named the session's first commit): the sender names the commit it sent
+    # (tools/gpu-lease.sh), and that wins.
+    commit = os.environ.get("COURSE_SOURCE_COMMIT") or _capture(["git", "-C", root, "rev-parse", "HEAD"])
+    dirty = None if os.environ.get("COURSE_SOURCE_COMMIT") or not commit else \
+        _capture(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"])
     source = gtest_source()
     return {
         "date": utc_now(),
