@@ -1180,6 +1180,15 @@ cudaError_t fill_on_stream(const StridedFill& f, cudaStream_t stream, bool wait)
   return sticky_error();
 }
 
+/// cudaMemset, cudaMemset2D and cudaMemset3D: queued on the legacy stream and returning at
+/// once, as on a GPU (CUDA's API notes: memset is asynchronous with respect to the host except
+/// when the target is pinned host memory). Waiting here would order work on non-blocking
+/// streams after the fill by accident: that hid a race in lesson 05's harness that a GPU showed
+/// (docs/gpu-results.md, 2026-11-27).
+cudaError_t fill_on_legacy_stream(const StridedFill& f) {
+  return fill_on_stream(f, nullptr, is_pinned_host_pointer(f.dst));
+}
+
 StridedFill fill_3d(const cudaPitchedPtr& pitched, int value, const cudaExtent& extent) {
   return {static_cast<char*>(pitched.ptr), 1, extent.width, extent.height, extent.depth, pitched.pitch,
           pitched.pitch * pitched.ysize, static_cast<unsigned>(value)};
@@ -1195,7 +1204,7 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
   const StridedFill f{static_cast<char*>(ptr), 1, count, 1, 1, count, count, static_cast<unsigned>(value)};
   const cudaError_t valid = check_fill(f, "cudaMemset");
-  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, nullptr, true));
+  return record_error(valid != cudaSuccess ? valid : fill_on_legacy_stream(f));
 }
 
 cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
@@ -1207,7 +1216,7 @@ cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, 
 cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height) {
   const StridedFill f{static_cast<char*>(ptr), 1, width, height, 1, pitch, pitch * height, static_cast<unsigned>(value)};
   const cudaError_t valid = check_fill(f, "cudaMemset2D");
-  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, nullptr, true));
+  return record_error(valid != cudaSuccess ? valid : fill_on_legacy_stream(f));
 }
 
 cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent, cudaStream_t stream) {
@@ -1219,7 +1228,7 @@ cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent exte
 cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent) {
   const StridedFill f = fill_3d(pitched, value, extent);
   const cudaError_t valid = check_fill(f, "cudaMemset3D");
-  return record_error(valid != cudaSuccess ? valid : fill_on_stream(f, nullptr, true));
+  return record_error(valid != cudaSuccess ? valid : fill_on_legacy_stream(f));
 }
 
 namespace cudasim::detail {

@@ -274,6 +274,31 @@ TEST_F(Timeline, AReplayedGraphCostsTheGraphNodeOverheadPerKernel) {
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
 }
 
+TEST_F(Timeline, CudaMemsetReturnsAtOnceAndRunsOnTheLegacyStream) {
+  // As on a GPU: the host does not wait for the fill, the next synchronisation does; and a
+  // non-blocking stream is not ordered after it (on an H200, 2026-11-27, a fill landed after
+  // such a stream's writes: docs/gpu-results.md).
+  const cudasim::GpuSpec& gpu = cudasim::modelled_gpu();
+  const double t0 = cudasim::host_time_ns();
+  ASSERT_EQ(cudaMemset(a_, 0, kN * sizeof(float)), cudaSuccess);
+  EXPECT_DOUBLE_EQ(cudasim::host_time_ns(), t0) << "cudaMemset returned only after the fill";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_NEAR(cudasim::host_time_ns() - t0,
+              cudasim::model_library_call(0, kN * sizeof(float), false, false, gpu).total_ns, kNs);
+  cudaStream_t free_stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&free_stream, cudaStreamNonBlocking), cudaSuccess);
+  cudasim::reset_timeline();
+  const double t1 = cudasim::host_time_ns();
+  ASSERT_EQ(cudaMemset(a_, 0, kN * sizeof(float)), cudaSuccess);
+  scale<<<kN / 256, 256, 0, free_stream>>>(b_, kN, 1.0f);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<cudasim::TimelineSpan> spans = device_spans();
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_DOUBLE_EQ(spans[0].start_ns, t1);
+  EXPECT_DOUBLE_EQ(spans[1].start_ns, t1) << "the non-blocking stream's kernel does not wait for the fill";
+  EXPECT_EQ(cudaStreamDestroy(free_stream), cudaSuccess);
+}
+
 TEST_F(Timeline, AMemsetAndACublasGemmTakeTheirRooflineTime) {
   const cudasim::GpuSpec& gpu = cudasim::modelled_gpu();
   const double t0 = cudasim::host_time_ns();
