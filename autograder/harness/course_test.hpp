@@ -277,11 +277,15 @@ class DeviceBuffer {
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
 
-  /// Copies `host` to the start of the buffer. Requires `host.size() <= size()`.
+  /// Copies `host` to the start of the buffer, finished before it returns. Requires
+  /// `host.size() <= size()`. (cudaMemcpy from pageable memory may return before the data has
+  /// reached the device, and a submission's non-blocking streams do not wait for it.)
   void upload(const std::vector<T>& host) {
     if (host.size() > size_) throw std::length_error("DeviceBuffer::upload: host data too long");
-    if (!host.empty())
+    if (!host.empty()) {
       CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
   }
 
   /// Copies the whole buffer to the host. Synchronizes, so errors from earlier kernels show
@@ -295,8 +299,13 @@ class DeviceBuffer {
 
   /// Fills every byte with 0xFF. For float and double that bit pattern is a NaN, for signed
   /// integers -1: an output element the kernel never writes fails the comparison.
+  /// Finished before it returns: cudaMemset fills on the legacy stream, which a submission's
+  /// non-blocking streams do not wait for (lesson 05's own fill raced that way on an H200).
   void poison() {
-    if (size_ > 0) CUDA_CHECK(cudaMemset(data_, 0xFF, bytes()));
+    if (size_ > 0) {
+      CUDA_CHECK(cudaMemset(data_, 0xFF, bytes()));
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
   }
 
  private:

@@ -61,6 +61,9 @@ TEST(Streams, StreamWaitEventOrdersASecondStreamAfterTheFirst) {
   ASSERT_CUDA(cudaMalloc(&d_copy, sizeof(int)));
   ASSERT_CUDA(cudaMemset(d_value, 0, sizeof(int)));
   ASSERT_CUDA(cudaMemset(d_copy, 0, sizeof(int)));
+  // cudaMemset returns at once and fills on the legacy stream, which non-blocking streams do
+  // not wait for: without this the fills could land after the kernels' stores, on a GPU too.
+  ASSERT_CUDA(cudaDeviceSynchronize());
 
   slow_store<<<1, 1, 0, first>>>(d_value, 42, kSlow);
   ASSERT_CUDA(cudaEventRecord(produced, first));
@@ -100,6 +103,7 @@ TEST(Streams, AStreamKeepsItsAccessPolicyWindowAndRunsWorkWithIt) {
   int* data = nullptr;
   ASSERT_CUDA(cudaMalloc(&data, 4096));
   ASSERT_CUDA(cudaMemset(data, 0, 4096));
+  ASSERT_CUDA(cudaDeviceSynchronize());  // the fill is on the legacy stream; `stream` is non-blocking
   cudaStream_t stream = nullptr;
   ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaStreamAttrValue value{};
@@ -277,6 +281,7 @@ TEST(Streams, DeviceSynchronizeWaitsForEveryStream) {
   int* d = nullptr;
   ASSERT_CUDA(cudaMalloc(&d, sizeof(int)));
   ASSERT_CUDA(cudaMemset(d, 0, sizeof(int)));
+  ASSERT_CUDA(cudaDeviceSynchronize());  // the fill is on the legacy stream; `s` is non-blocking
   slow_store<<<1, 1, 0, s>>>(d, 99, kSlow);
   ASSERT_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(cudaStreamQuery(s), cudaSuccess);
