@@ -176,6 +176,26 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
   return cudaSuccess;
 }
 
+namespace {
+std::mutex cache_config_mutex;
+std::map<int, cudaFuncCache> cache_configs;  // by device; absent: cudaFuncCachePreferNone
+}  // namespace
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config) {
+  if (config < cudaFuncCachePreferNone || config > cudaFuncCachePreferEqual) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(cache_config_mutex);
+  cache_configs[this_thread_device] = config;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (config == nullptr) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(cache_config_mutex);
+  const auto it = cache_configs.find(this_thread_device);
+  *config = it == cache_configs.end() ? cudaFuncCachePreferNone : it->second;
+  return cudaSuccess;
+}
+
 cudaError_t cudaGetDevice(int* device) {
   if (device == nullptr) return record_error(cudaErrorInvalidValue);
   *device = this_thread_device;

@@ -133,6 +133,12 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const voi
   return cudaSuccess;
 }
 
+cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache config) {
+  if (config < cudaFuncCachePreferNone || config > cudaFuncCachePreferEqual) return record_error(cudaErrorInvalidValue);
+  if (!is_known_kernel(func)) return record_error(kNotAKernelError);
+  return cudaSuccess;
+}
+
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* func) {
   if (attributes == nullptr) return record_error(cudaErrorInvalidValue);
   if (!is_known_kernel(func)) return record_error(kNotAKernelError);

@@ -475,6 +475,18 @@ cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* fil
   return status;
 }
 
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length, unsigned flags) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+    return record_error(cudaErrorInvalidValue);
+  AllocationInfo info;
+  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+  if (ptr == nullptr || !find_live_allocation(ptr, info) || !is_managed_allocation(info.begin) ||
+      (length != 0 && (address != info.begin || length != info.size)))
+    return record_error(cudaErrorInvalidValue);
+  const cudaError_t queried = cudaStreamQuery(stream);  // the stream must exist
+  return queried == cudaErrorInvalidResourceHandle ? queried : cudaSuccess;
+}
+
 // ---- the device heap: malloc and free, new and delete in kernels ------------------------------
 namespace cudasim::detail {
 namespace {

@@ -77,6 +77,33 @@ TEST(FreshMemory, ManagedMemoryIsNotZeroEither) {
   ASSERT_EQ(cudaFree(out), cudaSuccess);
 }
 
+TEST(ManagedMemory, AttachingToAStreamIsCheckedAndKeepsTheDataReachable) {
+  // NVIDIA's UnifiedMemoryStreams attaches each task's buffers to its stream, or to the host.
+  unsigned* managed = nullptr;
+  unsigned* out = nullptr;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&managed, 64 * sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, sizeof(unsigned)), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamAttachMemAsync(stream, managed, 0, cudaMemAttachHost), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  managed[0] = 42;  // the host may use memory attached to it
+  ASSERT_EQ(cudaStreamAttachMemAsync(stream, managed), cudaSuccess);  // cudaMemAttachSingle
+  read_first<<<1, 1, 0, stream>>>(managed, out);
+  unsigned got = 0;
+  ASSERT_EQ(cudaMemcpyAsync(&got, out, sizeof got, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(got, 42u);
+  // A length other than 0 or the whole allocation, bad flags, memory that is not managed.
+  EXPECT_EQ(cudaStreamAttachMemAsync(stream, managed, 8, cudaMemAttachSingle), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaStreamAttachMemAsync(stream, managed, 0, 0x10), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaStreamAttachMemAsync(stream, out, 0, cudaMemAttachSingle), cudaErrorInvalidValue);
+  cudaGetLastError();
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  ASSERT_EQ(cudaFree(managed), cudaSuccess);
+  ASSERT_EQ(cudaFree(out), cudaSuccess);
+}
+
 TEST(FreshMemory, PinnedHostMemoryIsNotZeroEither) {
   const std::size_t n = 3 * 4096;  // more than a page, so that the pattern covers every page
   std::uint32_t* pinned = nullptr;

@@ -3,16 +3,25 @@
 // every .cu file by itself, and the simulator does the same, so this file does not include it.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <cuda/std/array>
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
+#include <builtin_types.h>
 #include <channel_descriptor.h>
 #include <cuda_profiler_api.h>
+#include <device_functions.h>
+#include <driver_types.h>
+#include <math_constants.h>
 #include <surface_indirect_functions.h>
 #include <surface_types.h>
 #include <texture_indirect_functions.h>
 #include <texture_types.h>
+#include <vector_functions.h>
+#include <vector_types.h>
 #include <nvtx3/nvToolsExt.h>
 
 namespace {
@@ -145,6 +154,35 @@ TEST(Headers, TheMathOverloadsAreInTheGlobalNamespaceAsWithNvcc) {
   EXPECT_EQ(abs(-1.5f), 1.5f);  // not abs(int)
   EXPECT_TRUE(isfinite(1.0f));
   EXPECT_TRUE(isnan(sqrt(-1.0f)));
+}
+
+__global__ void circle_area(const float* r, float* area) { *area = CUDART_PI_F * *r * *r; }
+
+// The runtime's sub-headers (vector_types.h, ...) and math_constants.h, which programs include
+// by name: their types and the CUDART_* constants, with the values of the mathematics.
+TEST(Headers, TheRuntimeSubHeadersAndMathConstantsAreThere) {
+  const float4 v = make_float4(1, 2, 3, 4);
+  EXPECT_EQ(v.w, 4.0f);
+  EXPECT_EQ(CUDART_PI, std::acos(-1.0));
+  EXPECT_EQ(CUDART_PI_F, static_cast<float>(std::acos(-1.0)));
+  EXPECT_EQ(CUDART_LN2, std::log(2.0));
+  EXPECT_EQ(CUDART_SQRT_HALF_F, static_cast<float>(std::sqrt(0.5)));
+  EXPECT_DOUBLE_EQ(CUDART_L2E, 1.0 / std::log(2.0));
+  EXPECT_EQ(CUDART_TWO_TO_M1022, std::ldexp(1.0, -1022));
+  EXPECT_EQ(CUDART_MIN_DENORM_F, std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(CUDART_MAX_NORMAL_F, std::numeric_limits<float>::max());
+  EXPECT_TRUE(std::isinf(CUDART_INF_F) && CUDART_INF > 0);
+  EXPECT_TRUE(std::isnan(CUDART_NAN_F) && std::isnan(CUDART_NAN));
+  EXPECT_TRUE(std::signbit(CUDART_NEG_ZERO_F) && CUDART_NEG_ZERO == 0.0);
+  float *d_r = nullptr, *d_area = nullptr, r = 2.0f, area = 0.0f;
+  ASSERT_EQ(cudaMalloc(&d_r, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_area, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_r, &r, sizeof r, cudaMemcpyHostToDevice), cudaSuccess);
+  circle_area<<<1, 1>>>(d_r, d_area);
+  ASSERT_EQ(cudaMemcpy(&area, d_area, sizeof area, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_FLOAT_EQ(area, 4.0f * static_cast<float>(std::acos(-1.0)));
+  cudaFree(d_r);
+  cudaFree(d_area);
 }
 
 TEST(Headers, ProfilerStartAndStopSucceed) {

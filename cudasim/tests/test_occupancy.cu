@@ -86,6 +86,21 @@ TEST(FuncAttributes, APointerThatIsNotAKernelIsAnInvalidResourceHandle) {
   cudaGetLastError();
 }
 
+TEST(FuncAttributes, CacheConfigurationsAreAcceptedAsHints) {
+  // NVIDIA's samples set them (interval: cudaFuncCachePreferL1); a GPU may ignore them.
+  ASSERT_CUDA(cudaFuncSetCacheConfig(scale, cudaFuncCachePreferL1));
+  ASSERT_CUDA(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
+  cudaFuncCache config = cudaFuncCachePreferNone;
+  ASSERT_CUDA(cudaDeviceGetCacheConfig(&config));
+#ifdef CUDASIM
+  EXPECT_EQ(config, cudaFuncCachePreferShared);  // a GPU may report its own fixed split instead
+#endif
+  EXPECT_EQ(cudaFuncSetCacheConfig(reinterpret_cast<const void*>(not_a_kernel), cudaFuncCachePreferL1),
+            cudaErrorInvalidResourceHandle);
+  cudaGetLastError();
+  ASSERT_CUDA(cudaDeviceSetCacheConfig(cudaFuncCachePreferNone));
+}
+
 TEST(FuncAttributes, AKernelNamedOnceCanBeLaunchedThroughTheCApi) {
   // The simulator learns a kernel's parameter types where the program names it with its type.
   cudaFuncAttributes attributes;

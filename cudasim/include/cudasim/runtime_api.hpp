@@ -57,6 +57,9 @@ cudaError_t cudaSetDeviceFlags(unsigned flags);
 /// writes straight through. An unknown limit is cudaErrorUnsupportedLimit.
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
+/// The device's preferred L1/shared split: kept and reported back, no effect (no L1 here).
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
 cudaError_t cudaGetDeviceFlags(unsigned* flags);
 cudaError_t cudaDriverGetVersion(int* version);
 cudaError_t cudaRuntimeGetVersion(int* version);
@@ -220,6 +223,16 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 /// cudaSuccess when all work queued on the stream has finished, else cudaErrorNotReady.
 cudaError_t cudaStreamQuery(cudaStream_t stream);
+/// Which streams may touch a managed allocation (cudaMemAttachGlobal, Host or Single; `length`
+/// 0 or the whole allocation). Checked, then a no-op: the simulator's managed memory is always
+/// reachable from the host and every stream, as on a GPU with concurrent managed access.
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length = 0,
+                                     unsigned flags = cudaMemAttachSingle);
+template <class T>
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T* ptr, size_t length = 0,
+                                            unsigned flags = cudaMemAttachSingle) {
+  return cudaStreamAttachMemAsync(stream, const_cast<void*>(static_cast<const void*>(ptr)), length, flags);
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
 /// Queues a call of `fn(user_data)` on the stream: it runs after the work queued before it and
 /// before the work queued after it. (It must not call the CUDA API, as on a GPU.)
@@ -395,6 +408,13 @@ cudaError_t set_function_attribute(const void* kernel, cudaFuncAttribute attribu
 template <class Kernel>
 inline cudaError_t cudaFuncSetAttribute(Kernel* kernel, cudaFuncAttribute attribute, int value) {
   return cudasim::detail::set_function_attribute(cudasim::detail::known_kernel(kernel), attribute, value);
+}
+
+/// A kernel's preferred L1/shared split: a hint on a GPU, checked and ignored here (no L1).
+cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache config);
+template <class T>
+inline cudaError_t cudaFuncSetCacheConfig(T* func, cudaFuncCache config) {
+  return cudaFuncSetCacheConfig(cudasim::detail::known_kernel(func), config);
 }
 
 /// The kernel's limits: maxThreadsPerBlock (1024), maxDynamicSharedSizeBytes (48 KiB or what

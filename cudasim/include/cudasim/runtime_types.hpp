@@ -278,6 +278,15 @@ enum cudaComputeMode {
   cudaComputeModeExclusiveProcess = 3,
 };
 
+/// The L1/shared-memory split a kernel prefers (cudaFuncSetCacheConfig). A hint on a GPU; the
+/// simulator has no L1, so it is accepted and changes nothing.
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3,
+};
+
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
@@ -736,3 +745,5 @@ struct cudaHostNodeParams {
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaDeviceMask 0x1f
 #define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04

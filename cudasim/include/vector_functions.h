@@ -1,0 +1,4 @@
+/// @file vector_functions.h
+/// @brief What the CUDA Toolkit declares in <vector_functions.h> is part of the simulator's <cuda_runtime.h>.
+#pragma once
+#include "cuda_runtime.h"
