@@ -288,8 +288,9 @@ endfunction()
 # lesson's claims hold. It writes its outputs under the build folder (--out). A run that fell
 # back to CPU time (its output says "simulator, CPU time") could not fail the claims: it fails.
 # WITH: more sources the program is built from (the reference of the exercise it runs).
+# LIBRARIES: the libraries it calls, as for course_add_exercise (cublas).
 function(course_add_experiment)
-  cmake_parse_arguments(XP "" "LESSON;SOURCE;TIMEOUT" "ARGS;WITH" ${ARGN})
+  cmake_parse_arguments(XP "" "LESSON;SOURCE;TIMEOUT" "ARGS;WITH;LIBRARIES" ${ARGN})
   if(NOT COURSE_BACKEND_RESOLVED STREQUAL "sim")
     return()
   endif()
@@ -302,6 +303,7 @@ function(course_add_experiment)
   course_cuda_sources(${target} "${XP_SOURCE}" ${XP_WITH})
   target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}" "${COURSE_ROOT}/lessons/common")
   target_link_libraries(${target} PRIVATE Threads::Threads)
+  course_link_libraries(${target} ${XP_LIBRARIES})
   add_test(NAME "experiment/${XP_LESSON}/${name}"
            COMMAND ${target} ${XP_ARGS} --out "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   set_tests_properties("experiment/${XP_LESSON}/${name}" PROPERTIES

@@ -2,29 +2,36 @@
 // layer (d_model = 128, 8 heads) at sequence lengths 256, 1024 and 4096, as a table and a
 // log-scale plot.
 //
-//   ./course run lessons/01-serial-dependency/tokens_per_second.cu [--lengths 256,1024,4096]
-//                [--out DIR] [--gpu H200|H100|A100|T4]
+//   ./course run [--gpu H200] lessons/01-serial-dependency/tokens_per_second.cu
+//                [--lengths 256,1024,4096] [--step warp|row] [--out DIR]
 //
 // Writes DIR/tokens_per_second.svg (always) and .png (when gnuplot is installed); DIR is
 // build/01-serial-dependency by default.
 //
-// On a GPU the forward passes are timed with CUDA events (median of 5 after a warm-up).
-// On the simulator the program runs the same forward passes (so the code is checked), but CPU
-// time says nothing about a GPU, so the times printed are a MODEL: each kernel launch or
-// cuBLAS call costs max(launch latency, bytes / bandwidth, FLOPs / peak) on the chosen GPU,
-// with 2.5 us per launch from the host and 1.3 us per node of a replayed CUDA graph.
-// Launches are counted by the simulator; kernel bytes are counted too when the program is
-// run with --stats (`./course run --stats ...`), otherwise they come from the shapes, as do
-// cuBLAS's bytes and FLOPs. The model is a lower bound for tiny kernels (a 512-thread LSTM
-// step takes longer than its bytes suggest), so it flatters the LSTM if anything.
+// Every forward pass is timed with CUDA events around it. On a GPU that is a measurement
+// (median of 5 after a warm-up). On the simulator `./course run` turns on its modelled GPU
+// clock for this program (docs/simulator.md, "The modelled GPU clock"): each launch, graph
+// node and cuBLAS call lasts what the simulator's one model says it would on the named GPU
+// (launch overhead plus the slowest of its counted memory traffic, its FLOPs and its longest
+// thread's chain of accesses), and the events report that. One run suffices: the model is
+// deterministic. `--wall-time` gives CPU time instead, which says nothing about a GPU.
 //
 // The two models, batch 1 (inference on one sequence):
 //   LSTM, 2 layers, hidden 128: per layer one GEMM projects all inputs at once (parallel),
-//     then one kernel per time step computes the 4 gates from h[t-1] (the chain);
+//     then one kernel per time step computes the 4 gates from h[t-1] (the chain). Two step
+//     kernels: `warp` (default) gives each hidden unit a warp, whose lanes split the unit's
+//     four 128-long dot products and add them up with shuffles, so a step's longest thread
+//     makes ~30 memory accesses; `row` gives each of the 512 gate rows one thread that walks
+//     its 128 weights alone (~260 accesses in a row), the kernel an H200 measured at ~37 us
+//     per step (docs/gpu-results.md);
 //   Transformer encoder layer (post-norm): QKV projection, per-head scores Q K^T / 4 and
 //     softmax and P V (batched GEMMs over the 8 heads), output projection, residual +
 //     LayerNorm, FFN 128 -> 512 -> 128 with ReLU, residual + LayerNorm: 10 launches in all,
 //     whatever the length.
+//
+// On the modelled clock the program checks the lesson's claims and exits 1 if one fails: the
+// LSTM's tokens/s stay flat in the length, the graph replay beats a launch per step with the
+// warp kernel, and the Transformer layer serves at least 10x the LSTM's tokens/s.
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -39,13 +46,12 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
 #ifdef CUDASIM
 #include <cudasim/gpu_model.hpp>
-#include <cudasim/stats.hpp>
+#include <cudasim/timeline.hpp>
 #endif
 
 namespace {
@@ -61,11 +67,20 @@ constexpr int kGates = 4 * kModel;  // LSTM: input, forget, cell, output gates
 
 __device__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/// One LSTM time step for one sequence: 512 threads, one per gate row. pre_t holds
-/// W_ih x[t] + b for this step (computed for all steps by one GEMM); the kernel adds W_hh h.
-/// Reads W_hh (256 KiB, from L2 after the first step), writes h[t] and updates c in place.
-__global__ void lstm_step_kernel(const float* w_hh, const float* pre_t, const float* h_prev,
-                                 float* c, float* h_next) {
+/// The LSTM cell of unit `u` from its four gate pre-activations.
+__device__ void lstm_cell(int u, float gi, float gf, float gg, float go, float* c, float* h_next) {
+  const float i = sigmoid(gi), f = sigmoid(gf), g = tanhf(gg), o = sigmoid(go);
+  const float cell = f * c[u] + i * g;
+  c[u] = cell;
+  h_next[u] = o * tanhf(cell);
+}
+
+/// One LSTM time step, a thread per gate row: 512 threads in one block, each walking its row of
+/// W_hh (128 weights) alone. pre_t holds W_ih x[t] + b for this step (one GEMM computed them
+/// for all steps); the kernel adds W_hh h. Each thread's 128 loads of W and 128 of h are one
+/// long chain: the step's critical path, whatever the launch costs.
+__global__ void lstm_step_row_kernel(const float* w_hh, const float* pre_t, const float* h_prev,
+                                     float* c, float* h_next) {
   __shared__ float gates[kGates];
   const int r = threadIdx.x;
   float acc = pre_t[r];
@@ -73,13 +88,32 @@ __global__ void lstm_step_kernel(const float* w_hh, const float* pre_t, const fl
   for (int j = 0; j < kModel; ++j) acc += w[j] * h_prev[j];
   gates[r] = acc;
   __syncthreads();  // the 4 gates of unit i come from 4 different threads
-  if (r < kModel) {
-    const float i = sigmoid(gates[r]), f = sigmoid(gates[kModel + r]);
-    const float g = tanhf(gates[2 * kModel + r]), o = sigmoid(gates[3 * kModel + r]);
-    const float cell = f * c[r] + i * g;
-    c[r] = cell;
-    h_next[r] = o * tanhf(cell);
+  if (r < kModel)
+    lstm_cell(r, gates[r], gates[kModel + r], gates[2 * kModel + r], gates[3 * kModel + r], c, h_next);
+}
+
+constexpr int kUnitsPerBlock = 4;  // warp kernel: 4 warps (units) per block, 32 blocks a step
+
+/// The same step, a warp per hidden unit: lane l reads columns l, l + 32, l + 64, l + 96 of the
+/// unit's four gate rows (coalesced: the warp reads 128 consecutive floats per row), and five
+/// shuffle rounds add the lanes' partial sums. A thread's chain is ~30 accesses instead of ~260.
+__global__ void lstm_step_warp_kernel(const float* w_hh, const float* pre_t, const float* h_prev,
+                                      float* c, float* h_next) {
+  const int u = blockIdx.x * kUnitsPerBlock + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  float h[kModel / 32];
+  for (int k = 0; k < kModel / 32; ++k) h[k] = h_prev[lane + 32 * k];
+  float gate[4];
+  for (int g = 0; g < 4; ++g) {
+    const float* w = w_hh + static_cast<size_t>(g * kModel + u) * kModel;
+    float acc = 0.0f;
+    for (int k = 0; k < kModel / 32; ++k) acc += w[lane + 32 * k] * h[k];
+    for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    gate[g] = acc;
   }
+  if (lane == 0)
+    lstm_cell(u, pre_t[u] + gate[0], pre_t[kModel + u] + gate[1], pre_t[2 * kModel + u] + gate[2],
+              pre_t[3 * kModel + u] + gate[3], c, h_next);
 }
 
 /// Softmax of `rows` rows of length n, in place, one warp per row.
@@ -126,88 +160,6 @@ __global__ void relu_kernel(float* x, size_t count) {
 }
 
 // ---------------------------------------------------------------------------------------
-// the model of GPU time (simulator only) and its ledger
-
-struct Gpu {
-  const char* name = "";
-  double bandwidth = 0;  // bytes/s, device memory
-  double fp32 = 0;       // FLOP/s, fp32 without tensor cores (what cublasSgemm uses by default)
-};
-
-/// The GPU named `name` with its published figures, from the course's one table of them (the
-/// simulator's, cudasim/gpu_model.hpp, which a test keeps equal to lesson 02's); false if the
-/// table has no such GPU. Only the simulator models a GPU: on a GPU the times are measured.
-bool find_gpu(const std::string& name, Gpu& gpu) {
-#ifdef CUDASIM
-  const cudasim::GpuSpec* spec = cudasim::find_gpu(name);
-  if (spec == nullptr) return false;
-  gpu = Gpu{spec->name, spec->memory_bytes_per_s, spec->fp32_flops_per_s};
-  return true;
-#else
-  (void)name;
-  (void)gpu;
-  return false;
-#endif
-}
-constexpr double kLaunchSeconds = 2.5e-6;      // back-to-back kernel launch from the host
-constexpr double kGraphNodeSeconds = 1.3e-6;  // one kernel node of a replayed CUDA graph
-
-/// One launch or cuBLAS call as the shapes say: name, bytes it must move, FLOPs.
-struct Op {
-  std::string kernel;  // "" for a cuBLAS call
-  double bytes, flops;
-};
-
-struct Ledger {
-  std::vector<Op> ops;
-  void kernel(const char* name, double bytes, double flops = 0) { ops.push_back({name, bytes, flops}); }
-  void gemm(double m, double n, double k, double batch = 1) {
-    ops.push_back({"", 4.0 * batch * (m * k + k * n + m * n), 2.0 * batch * m * n * k});
-  }
-};
-
-#ifdef CUDASIM
-bool sim_counters() {
-#ifdef CUDASIM
-  return cudasim::stats_available();
-#else
-  return false;
-#endif
-}
-
-struct Modelled {
-  double seconds = 0;
-  std::uint64_t launches_counted = 0;  // kernel launches the simulator counted (0 on a GPU)
-  bool bytes_counted = false;
-};
-
-/// Modelled GPU time of the ops in `ledger`, run between a reset of the simulator's counters
-/// and now. Kernel bytes are the simulator's counts when it has them.
-Modelled model(const Ledger& ledger, const Gpu& gpu, bool graph) {
-  Modelled m;
-  std::map<std::string, double> counted_bytes_per_launch;
-#ifdef CUDASIM
-  m.launches_counted = cudasim::api_stats().kernel_launch_calls;
-  if (sim_counters()) {
-    m.bytes_counted = true;
-    for (const auto& k : cudasim::kernel_stats())
-      if (k.launches > 0) counted_bytes_per_launch[k.kernel_name] = double(k.global_bytes()) / k.launches;
-  }
-#endif
-  const double launch = graph ? kGraphNodeSeconds : kLaunchSeconds;
-  for (const Op& op : ledger.ops) {
-    double bytes = op.bytes;
-    auto it = op.kernel.empty() ? counted_bytes_per_launch.end() : counted_bytes_per_launch.find(op.kernel);
-    if (it != counted_bytes_per_launch.end()) bytes = it->second;
-    m.seconds += std::max({launch, bytes / gpu.bandwidth, op.flops / gpu.fp32});
-  }
-  if (graph) m.seconds += kLaunchSeconds;  // the one cudaGraphLaunch
-  return m;
-}
-
-#endif  // CUDASIM
-
-// ---------------------------------------------------------------------------------------
 // the two models
 
 std::vector<float> random_vector(size_t count, float scale, std::uint64_t& state) {
@@ -232,21 +184,23 @@ struct DeviceArray {
 
 /// Row-major Y (rows x out) = X (rows x in) W^T with W (out x in) row-major, as
 /// column-major Y^T = W X^T for cuBLAS.
-void linear(cublasHandle_t h, const float* x, const float* w, float* y, int rows, int in, int out,
-            Ledger& ledger) {
+void linear(cublasHandle_t h, const float* x, const float* w, float* y, int rows, int in, int out) {
   const float one = 1.0f, zero = 0.0f;
   CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, out, rows, in, &one, w, in, x, in, &zero, y, out));
-  ledger.gemm(out, rows, in);
 }
+
+/// Which LSTM step kernel the chain uses (--step).
+enum class StepKernel { kWarp, kRow };
 
 struct Lstm {
   int length;
+  StepKernel step;
   std::uint64_t seed = 1;
   DeviceArray w_ih[2]{DeviceArray(size_t(kGates) * kModel), DeviceArray(size_t(kGates) * kModel)};
   DeviceArray w_hh[2]{DeviceArray(size_t(kGates) * kModel), DeviceArray(size_t(kGates) * kModel)};
   DeviceArray x, pre, h[2], c;
-  Lstm(int L)
-      : length(L), x(size_t(L) * kModel), pre(size_t(L) * kGates),
+  Lstm(int L, StepKernel kernel)
+      : length(L), step(kernel), x(size_t(L) * kModel), pre(size_t(L) * kGates),
         h{DeviceArray(size_t(L + 1) * kModel), DeviceArray(size_t(L + 1) * kModel)}, c(kModel) {
     const float s = 1.0f / std::sqrt(float(kModel));
     for (int l = 0; l < 2; ++l) {
@@ -257,21 +211,30 @@ struct Lstm {
     auto in = random_vector(size_t(L) * kModel, 1.0f, seed);
     CUDA_CHECK(cudaMemcpy(x.p, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
   }
-  /// The forward pass, queued on `stream`: 2 GEMMs, 2 x length step launches.
-  void forward(cublasHandle_t handle, cudaStream_t stream, Ledger& ledger) {
+  /// The forward pass, queued on `stream`: 2 GEMMs and 2 x length step launches (and two
+  /// memsets per layer). Returns the number of kernel launches and cuBLAS calls.
+  int forward(cublasHandle_t handle, cudaStream_t stream) {
+    int launches = 0;
     for (int l = 0; l < 2; ++l) {
       const float* input = l == 0 ? x.p : h[0].p + kModel;  // layer 2 reads layer 1's h[1..L]
       CUDA_CHECK(cudaMemsetAsync(h[l].p, 0, kModel * sizeof(float), stream));  // h[0] = 0
       CUDA_CHECK(cudaMemsetAsync(c.p, 0, kModel * sizeof(float), stream));
-      linear(handle, input, w_ih[l].p, pre.p, length, kModel, kGates, ledger);  // all steps at once
-      for (int t = 0; t < length; ++t) {                                        // the chain
-        lstm_step_kernel<<<1, kGates, 0, stream>>>(w_hh[l].p, pre.p + size_t(t) * kGates,
-                                                   h[l].p + size_t(t) * kModel, c.p,
-                                                   h[l].p + size_t(t + 1) * kModel);
+      linear(handle, input, w_ih[l].p, pre.p, length, kModel, kGates);  // all steps at once
+      ++launches;
+      for (int t = 0; t < length; ++t) {                                // the chain
+        const float* pre_t = pre.p + size_t(t) * kGates;
+        const float* h_prev = h[l].p + size_t(t) * kModel;
+        float* h_next = h[l].p + size_t(t + 1) * kModel;
+        if (step == StepKernel::kWarp)
+          lstm_step_warp_kernel<<<kModel / kUnitsPerBlock, 32 * kUnitsPerBlock, 0, stream>>>(w_hh[l].p, pre_t, h_prev,
+                                                                                              c.p, h_next);
+        else
+          lstm_step_row_kernel<<<1, kGates, 0, stream>>>(w_hh[l].p, pre_t, h_prev, c.p, h_next);
         CUDA_CHECK_LAUNCH();
-        ledger.kernel("lstm_step_kernel", 4.0 * (kGates * kModel + kGates + 3 * kModel), 2.0 * kGates * kModel);
+        ++launches;
       }
     }
+    return launches;
   }
   const float* output() const { return h[1].p + kModel; }
 };
@@ -298,38 +261,34 @@ struct Transformer {
     CUDA_CHECK(cudaMemcpy(x.p, in.data(), in.size() * 4, cudaMemcpyHostToDevice));
   }
   /// The forward pass of one encoder layer: 6 cuBLAS calls and 4 kernels, for any length.
-  void forward(cublasHandle_t handle, cudaStream_t stream, Ledger& ledger) {
+  /// Returns the number of kernel launches and cuBLAS calls: 10.
+  int forward(cublasHandle_t handle, cudaStream_t stream) {
     const int L = length;
     const float one = 1.0f, zero = 0.0f, scale = 1.0f / std::sqrt(float(kHeadDim));
-    linear(handle, x.p, w_qkv.p, qkv.p, L, kModel, 3 * kModel, ledger);
+    linear(handle, x.p, w_qkv.p, qkv.p, L, kModel, 3 * kModel);
     // Per head h: S_h = Q_h K_h^T (L x L); Q_h is columns [16h, 16h + 16) of qkv (row stride
     // 384), K_h the same plus 128. Column-major view: S_h^T = K_h Q_h^T.
     CUBLAS_CHECK(cublasSgemmStridedBatched(handle, CUBLAS_OP_T, CUBLAS_OP_N, L, L, kHeadDim, &scale,
                                            qkv.p + kModel, 3 * kModel, kHeadDim, qkv.p, 3 * kModel,
                                            kHeadDim, &zero, scores.p, L, (long long)L * L, kHeads));
-    ledger.gemm(L, L, kHeadDim, kHeads);
     const long long rows = (long long)kHeads * L;
     softmax_rows_kernel<<<(unsigned)((rows + 3) / 4), 128, 0, stream>>>(scores.p, rows, L);
     CUDA_CHECK_LAUNCH();
-    ledger.kernel("softmax_rows_kernel", 4.0 * 4.0 * double(rows) * L);  // 3 reads, 1 write
     // O_h = P_h V_h into columns [16h, 16h + 16) of attn: O_h^T = V_h^T P_h^T.
     CUBLAS_CHECK(cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, kHeadDim, L, L, &one,
                                            qkv.p + 2 * kModel, 3 * kModel, kHeadDim, scores.p, L,
                                            (long long)L * L, &zero, attn.p, kModel, kHeadDim, kHeads));
-    ledger.gemm(kHeadDim, L, L, kHeads);
-    linear(handle, attn.p, w_o.p, proj.p, L, kModel, kModel, ledger);
+    linear(handle, attn.p, w_o.p, proj.p, L, kModel, kModel);
     add_layernorm_kernel<<<(L + 3) / 4, 128, 0, stream>>>(x.p, proj.p, x1.p, L);
     CUDA_CHECK_LAUNCH();
-    ledger.kernel("add_layernorm_kernel", 4.0 * 3.0 * L * kModel);
-    linear(handle, x1.p, w_1.p, ffn.p, L, kModel, kFfn, ledger);
+    linear(handle, x1.p, w_1.p, ffn.p, L, kModel, kFfn);
     const size_t count = size_t(L) * kFfn;
     relu_kernel<<<(unsigned)((count + 255) / 256), 256, 0, stream>>>(ffn.p, count);
     CUDA_CHECK_LAUNCH();
-    ledger.kernel("relu_kernel", 8.0 * count);
-    linear(handle, ffn.p, w_2.p, ffn_out.p, L, kFfn, kModel, ledger);
+    linear(handle, ffn.p, w_2.p, ffn_out.p, L, kFfn, kModel);
     add_layernorm_kernel<<<(L + 3) / 4, 128, 0, stream>>>(x1.p, ffn_out.p, y.p, L);
     CUDA_CHECK_LAUNCH();
-    ledger.kernel("add_layernorm_kernel", 4.0 * 3.0 * L * kModel);
+    return 10;
   }
   const float* output() const { return y.p; }
 };
@@ -343,52 +302,53 @@ bool finite_output(const float* p, size_t count) {
   return true;
 }
 
+/// Whether the times are the simulator's modelled clock (`./course run` turns it on for this
+/// program) rather than a GPU's or the CPU's.
+bool modelled_clock() {
+#ifdef CUDASIM
+  return cudasim::model_time_enabled();
+#else
+  return false;
+#endif
+}
+
 struct Result {
-  double seconds;
-  bool modelled;
-  std::uint64_t launches;
+  double seconds;       // one forward pass
+  std::uint64_t calls;  // kernel launches and cuBLAS calls, or the replayed graph's nodes
 };
 
-/// Runs `forward` (it fills `ledger`) and returns its GPU time: measured on a GPU, modelled
-/// on the simulator. With `graph`, the forward pass is captured once and replayed.
-Result run(const std::function<void(Ledger&)>& forward, cudaStream_t stream, const Gpu& gpu, bool graph) {
+/// Runs `forward` (it queues one forward pass on `stream` and returns its launches and cuBLAS
+/// calls) and times it with CUDA events: on a GPU the median of 5 after a warm-up, on the
+/// modelled clock one run. With `graph`, the pass is captured once and replayed.
+Result run(const std::function<int()>& forward, cudaStream_t stream, bool graph) {
   cudaGraphExec_t exec = nullptr;
   cudaGraph_t g = nullptr;
-  Ledger ledger;
+  std::uint64_t calls = 0;
   if (graph) {
     CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    forward(ledger);
+    forward();
     CUDA_CHECK(cudaStreamEndCapture(stream, &g));
+    size_t nodes = 0;
+    CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
+    calls = nodes;
     CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
   }
-  auto once = [&](Ledger& l) {
+  auto once = [&] {
     if (graph) CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    else forward(l);
+    else calls = std::uint64_t(forward());
   };
-  Result r{0, false, 0};
-#ifdef CUDASIM
-  CUDA_CHECK(cudaDeviceSynchronize());
-  cudasim::reset_stats();
-  Ledger counted;
-  once(counted);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Modelled m = model(graph ? ledger : counted, gpu, graph);
-  std::uint64_t gemms = 0;  // cuBLAS calls: not kernel launches to the simulator, one each on a GPU
-  for (const Op& op : (graph ? ledger : counted).ops) gemms += op.kernel.empty() ? 1 : 0;
-  r = {m.seconds, true, graph ? std::uint64_t(ledger.ops.size()) : m.launches_counted + gemms};
-#else
-  (void)gpu;
-  Ledger scratch;
-  once(scratch);  // warm-up: cuBLAS heuristics, lazy module loading, clocks
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int runs = modelled_clock() ? 1 : 5;
+  if (!modelled_clock()) {
+    once();  // warm-up: cuBLAS heuristics, lazy module loading, clocks
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms;
-  for (int i = 0; i < 5; ++i) {
-    Ledger l;
+  for (int i = 0; i < runs; ++i) {
     CUDA_CHECK(cudaEventRecord(start, stream));
-    once(l);
+    once();
     CUDA_CHECK(cudaEventRecord(stop, stream));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float t = 0;
@@ -398,13 +358,21 @@ Result run(const std::function<void(Ledger&)>& forward, cudaStream_t stream, con
   std::sort(ms.begin(), ms.end());
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
-  r = {ms[ms.size() / 2] * 1e-3, false, std::uint64_t(graph ? ledger.ops.size() : scratch.ops.size())};
-#endif
   if (graph) {
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(g));
   }
-  return r;
+  return {ms[ms.size() / 2] * 1e-3, calls};
+}
+
+/// Largest absolute difference between `count` floats at device pointers `a` and `b`.
+float max_difference(const float* a, const float* b, size_t count) {
+  std::vector<float> x(count), y(count);
+  CUDA_CHECK(cudaMemcpy(x.data(), a, count * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(y.data(), b, count * sizeof(float), cudaMemcpyDeviceToHost));
+  float worst = 0.0f;
+  for (size_t i = 0; i < count; ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+  return worst;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -496,9 +464,9 @@ bool write_png(const std::string& dir, const std::vector<int>& lengths,
 int main(int argc, char** argv) {
   std::vector<int> lengths = {256, 1024, 4096};
   std::string out_dir = "build/01-serial-dependency";
-  Gpu model_gpu;
-  const Gpu* gpu = &model_gpu;
-  find_gpu("H200", model_gpu);
+  StepKernel step = StepKernel::kWarp;
+  const char* usage = "usage: tokens_per_second [--lengths 256,1024,4096] [--step warp|row] [--out DIR]\n"
+                      "(on the simulator, pick the modelled GPU with ./course run --gpu NAME)\n";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--lengths" && i + 1 < argc) {
@@ -506,35 +474,45 @@ int main(int argc, char** argv) {
       for (char* p = std::strtok(argv[++i], ","); p; p = std::strtok(nullptr, ",")) lengths.push_back(std::atoi(p));
     } else if (arg == "--out" && i + 1 < argc) {
       out_dir = argv[++i];
-    } else if (arg == "--gpu" && i + 1 < argc) {
+    } else if (arg == "--step" && i + 1 < argc) {
       const std::string name = argv[++i];
-#ifdef CUDASIM
-      if (!find_gpu(name, model_gpu)) { std::fprintf(stderr, "unknown --gpu %s (H200, H100, A100, T4)\n", name.c_str()); return 2; }
-#else
-      std::fprintf(stderr, "--gpu %s: only the simulator models a GPU; here the times are this GPU's\n", name.c_str());
-      return 2;
-#endif
+      if (name != "warp" && name != "row") { std::fprintf(stderr, "--step %s: warp or row\n%s", name.c_str(), usage); return 2; }
+      step = name == "warp" ? StepKernel::kWarp : StepKernel::kRow;
     } else {
-      std::fprintf(stderr, "usage: tokens_per_second [--lengths 256,1024,4096] [--out DIR] [--gpu H200|H100|A100|T4]\n");
+      std::fprintf(stderr, "%s", usage);
       return 2;
     }
   }
   std::sort(lengths.begin(), lengths.end());
   if (lengths.empty() || lengths.front() < 1) { std::fprintf(stderr, "--lengths: positive numbers\n"); return 2; }
 
+  const bool modelled = modelled_clock();
+  std::string where;  // for the plot's title
 #ifdef CUDASIM
-  const bool modelled = true;
-  std::printf("Simulator: the times below are a MODEL of a %s (%.1f TB/s, %.0f TFLOP/s fp32), not a measurement:\n"
-              "each launch costs max(%.1f us launch, bytes / bandwidth, FLOPs / peak), %.1f us per node when\n"
-              "replayed from a CUDA graph; launches counted by the simulator, kernel bytes %s.\n\n",
-              gpu->name, gpu->bandwidth / 1e12, gpu->fp32 / 1e12, kLaunchSeconds * 1e6, kGraphNodeSeconds * 1e6,
-              sim_counters() ? "counted by the simulator (--stats)" : "from the shapes (run with --stats to count them)");
+  if (modelled) {
+    // Host code takes no modelled time: the host's side of a launch is in the launch overhead,
+    // and this CPU's speed (simulating the kernels) must not leak into the GPU's times.
+    cudasim::set_host_clock(cudasim::HostClock::kFree);
+    const cudasim::GpuSpec& gpu = cudasim::modelled_gpu();
+    where = std::string("modelled ") + gpu.name + " (simulator)";
+    std::printf("Simulator: the times below are the simulator's MODEL of the GPU %s, not a measurement (docs/simulator.md,\n"
+                "\"The modelled GPU clock\"): each launch, graph node and cuBLAS call costs its launch overhead plus the\n"
+                "slowest of its counted memory traffic, its FLOPs and its longest thread's chain of accesses.\n\n",
+                gpu.name);
+  } else {
+    where = "simulator, CPU time";
+    std::printf("simulator, CPU time: these times are how long this CPU took, which says nothing about a GPU\n"
+                "(./course run without --wall-time gives the modelled GPU clock)\n\n");
+  }
 #else
-  const bool modelled = false;
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  where = std::string("measured on ") + prop.name;
   std::printf("GPU: %s, forward passes timed with CUDA events (median of 5 after a warm-up), batch 1.\n\n", prop.name);
 #endif
+  std::printf("LSTM step kernel: %s\n\n", step == StepKernel::kWarp
+                                              ? "warp (a warp per hidden unit, 32 blocks of 128 threads)"
+                                              : "row (a thread per gate row, one block of 512 threads)");
 
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreate(&stream));
@@ -542,49 +520,89 @@ int main(int argc, char** argv) {
   CUBLAS_CHECK(cublasCreate(&handle));
   CUBLAS_CHECK(cublasSetStream(handle, stream));
 
+  // The two step kernels compute the same LSTM: checked once, at the shortest length.
+  float kernels_differ = 0.0f;
+  {
+    Lstm warp(lengths.front(), StepKernel::kWarp), row(lengths.front(), StepKernel::kRow);
+    warp.forward(handle, stream);
+    row.forward(handle, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    kernels_differ = max_difference(warp.output(), row.output(), size_t(lengths.front()) * kModel);
+  }
+
   std::vector<std::vector<double>> tps(3);
+  std::vector<double> step_us[2];  // per LSTM step: a launch each, a graph node each
   std::printf("%8s | %26s | %26s | %26s | %s\n", "tokens", kSeriesNames[0], kSeriesNames[1], kSeriesNames[2], "Transformer / LSTM");
   std::printf("%8s | %13s %12s | %13s %12s | %13s %12s |\n", "", "tokens/s", "launches", "tokens/s", "nodes", "tokens/s", "launches");
   bool all_finite = true;
   for (int L : lengths) {
     Result r[3];
     {
-      Lstm lstm(L);
-      r[0] = run([&](Ledger& l) { lstm.forward(handle, stream, l); }, stream, *gpu, false);
-      r[1] = run([&](Ledger& l) { lstm.forward(handle, stream, l); }, stream, *gpu, true);
+      Lstm lstm(L, step);
+      r[0] = run([&] { return lstm.forward(handle, stream); }, stream, false);
+      r[1] = run([&] { return lstm.forward(handle, stream); }, stream, true);
       all_finite = all_finite && finite_output(lstm.output(), size_t(L) * kModel);
     }
     {
       Transformer tr(L);
-      r[2] = run([&](Ledger& l) { tr.forward(handle, stream, l); }, stream, *gpu, false);
+      r[2] = run([&] { return tr.forward(handle, stream); }, stream, false);
       all_finite = all_finite && finite_output(tr.output(), size_t(L) * kModel);
     }
     for (int s = 0; s < 3; ++s) tps[s].push_back(L / r[s].seconds);
+    for (int s = 0; s < 2; ++s) step_us[s].push_back(1e6 * r[s].seconds / (2.0 * L));
     std::printf("%8d | %13.3g %12llu | %13.3g %12llu | %13.3g %12llu | %6.1fx\n", L, tps[0].back(),
-                (unsigned long long)r[0].launches, tps[1].back(), (unsigned long long)r[1].launches, tps[2].back(),
-                (unsigned long long)r[2].launches, tps[2].back() / tps[0].back());
+                (unsigned long long)r[0].calls, tps[1].back(), (unsigned long long)r[1].calls, tps[2].back(),
+                (unsigned long long)r[2].calls, tps[2].back() / tps[0].back());
     std::fflush(stdout);
   }
   CUBLAS_CHECK(cublasDestroy(handle));
   CUDA_CHECK(cudaStreamDestroy(stream));
   if (!all_finite) std::printf("\nWARNING: a forward pass produced NaN or Inf\n");
 
-  std::printf("\nThe LSTM's tokens/s stay flat: its 2 x L steps form a chain, each step a launch (~%.1f us) or a\n"
-              "graph node (~%.1f us) that cannot start before the previous one ends, so time grows with L and\n"
-              "tokens/s cannot. The Transformer's launch count does not depend on L: its tokens/s rise while the\n"
-              "fixed launch costs dominate, then fall once the L x L attention scores (%s at L = %d, 8 heads)\n"
-              "dominate the memory traffic: there it stops scaling, for the opposite reason.\n",
-              kLaunchSeconds * 1e6, kGraphNodeSeconds * 1e6,
+  const size_t last = lengths.size() - 1;
+  std::printf("\nPer LSTM step (a forward pass's time over its 2 x L steps, at L = %d): %.2f us with a launch each,\n"
+              "%.2f us as graph nodes (the replay is %.2fx faster).\n",
+              lengths.back(), step_us[0][last], step_us[1][last], step_us[0][last] / step_us[1][last]);
+  std::printf("\nThe LSTM's tokens/s stay flat: its 2 x L steps form a chain, each step's launch (or graph node) and its\n"
+              "own longest thread waiting for the one before, so time grows with L and tokens/s cannot. A graph saves\n"
+              "only the launch part of a step; it matters once the step's own work is shorter than a launch. The\n"
+              "Transformer's launch count does not depend on L: its tokens/s rise while the fixed launch costs\n"
+              "dominate, then fall once the L x L attention scores (%s at L = %d, 8 heads) dominate the memory\n"
+              "traffic: there it stops scaling, for the opposite reason.\n",
               (std::to_string(int(4.0 * kHeads * double(lengths.back()) * lengths.back() / (1 << 20))) + " MiB").c_str(),
               lengths.back());
 
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
-  const std::string title = std::string("LSTM vs Transformer, d_model 128, batch 1: ") +
-                            (modelled ? std::string("modelled ") + gpu->name + " (simulator)" : "measured");
+  const std::string title = "LSTM vs Transformer, d_model 128, batch 1: " + where;
   const std::string svg = out_dir + "/tokens_per_second.svg";
   write_svg(svg, lengths, tps, title);
   std::printf("\nplot: %s\n", svg.c_str());
   if (write_png(out_dir, lengths, tps, title)) std::printf("plot: %s/tokens_per_second.png\n", out_dir.c_str());
-  return all_finite ? 0 : 1;
+
+  // The lesson's claims. On the modelled clock they must hold (the same figures on any
+  // machine), and the exit status says whether they do; on a GPU they are reported.
+  bool claims_hold = all_finite && kernels_differ < 1e-4f;
+  std::printf("\nthe lesson's claims%s:\n", modelled ? " (checked on the modelled clock)" : "");
+  auto claim = [&](bool holds, const std::string& what) {
+    std::printf("  %-3s %s\n", holds ? "yes" : "NO", what.c_str());
+    claims_hold = claims_hold && holds;
+  };
+  char line[256];
+  std::snprintf(line, sizeof line, "the warp and row step kernels agree (largest difference %.2g, under 1e-4)", kernels_differ);
+  claim(kernels_differ < 1e-4f, line);
+  const auto flat = std::minmax_element(tps[0].begin(), tps[0].end());
+  std::snprintf(line, sizeof line, "the LSTM's tokens/s are flat in L (highest / lowest %.2f, at most 1.15)", *flat.second / *flat.first);
+  claim(*flat.second / *flat.first <= 1.15, line);
+  if (step == StepKernel::kWarp) {
+    std::snprintf(line, sizeof line, "with the warp kernel, the graph replay is at least 1.3x faster per step (%.2fx)",
+                  step_us[0][last] / step_us[1][last]);
+    claim(step_us[0][last] / step_us[1][last] >= 1.3, line);
+  }
+  double worst = 1e300;
+  for (size_t i = 0; i < lengths.size(); ++i) worst = std::min(worst, tps[2][i] / tps[0][i]);
+  std::snprintf(line, sizeof line, "the Transformer layer serves at least 10x the LSTM's tokens/s at every length (%.1fx at worst)", worst);
+  claim(worst >= 10.0, line);
+  if (!modelled) return all_finite && kernels_differ < 1e-4f ? 0 : 1;
+  return claims_hold ? 0 : 1;
 }
