@@ -156,24 +156,34 @@ cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void
                                     cudaStream_t stream);
 cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda, void* B, int ldb,
                                     cudaStream_t stream);
-/// y = alpha * op(A) * x + beta * y, where A is m x n column-major.
-/// @return CUBLAS_STATUS_INVALID_VALUE if m or n < 0, lda < max(1, m), incx or incy is 0, or
-///         trans is not N/T/C.
+/// y = alpha * op(A) * x + beta * y, where A is m x n column-major. A zero incx makes x[0]
+/// stand for every element of x; a zero incy leaves one of the results in y[0].
+/// @return CUBLAS_STATUS_INVALID_VALUE if m or n < 0, lda < max(1, m), or trans is not N/T/C.
 cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
                            const float* alpha, const float* A, int lda, const float* x, int incx,
                            const float* beta, float* y, int incy);
+cublasStatus_t cublasDgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                           const double* alpha, const double* A, int lda, const double* x, int incx,
+                           const double* beta, double* y, int incy);
 /// y = alpha * x + y over n elements with strides incx, incy.
 cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float* alpha, const float* x,
                            int incx, float* y, int incy);
+cublasStatus_t cublasDaxpy(cublasHandle_t handle, int n, const double* alpha, const double* x,
+                           int incx, double* y, int incy);
 /// *result = sum of x[i] * y[i]; 0 when n <= 0.
 cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float* x, int incx, const float* y,
                           int incy, float* result);
+cublasStatus_t cublasDdot(cublasHandle_t handle, int n, const double* x, int incx, const double* y,
+                          int incy, double* result);
 /// *result = Euclidean norm of x; 0 when n <= 0 or incx <= 0.
 cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int incx, float* result);
+cublasStatus_t cublasDnrm2(cublasHandle_t handle, int n, const double* x, int incx, double* result);
 /// x = alpha * x; nothing when n <= 0 or incx <= 0.
 cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx);
+cublasStatus_t cublasDscal(cublasHandle_t handle, int n, const double* alpha, double* x, int incx);
 /// *result = sum of |x[i]|; 0 when n <= 0 or incx <= 0.
 cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result);
+cublasStatus_t cublasDasum(cublasHandle_t handle, int n, const double* x, int incx, double* result);
 
 // ---- mixed precision: cublasGemmEx ---------------------------------------------------------
 // In the toolkit these enums live in library_types.h and cublas_api.h; values are CUDA's.

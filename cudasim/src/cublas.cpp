@@ -49,10 +49,15 @@ struct Cblas {
   decltype(&::cblas_sgemm) sgemm = nullptr;
   decltype(&::cblas_dgemm) dgemm = nullptr;
   decltype(&::cblas_sgemv) sgemv = nullptr;
+  decltype(&::cblas_dgemv) dgemv = nullptr;
   decltype(&::cblas_saxpy) saxpy = nullptr;
+  decltype(&::cblas_daxpy) daxpy = nullptr;
   decltype(&::cblas_sdot) sdot = nullptr;
+  decltype(&::cblas_ddot) ddot = nullptr;
   decltype(&::cblas_snrm2) snrm2 = nullptr;
+  decltype(&::cblas_dnrm2) dnrm2 = nullptr;
   decltype(&::cblas_sasum) sasum = nullptr;
+  decltype(&::cblas_dasum) dasum = nullptr;
 };
 Cblas loaded_cblas;
 
@@ -88,10 +93,15 @@ bool load_cblas(std::string& error) {
     find(c.sgemm, "cblas_sgemm");
     find(c.dgemm, "cblas_dgemm");
     find(c.sgemv, "cblas_sgemv");
+    find(c.dgemv, "cblas_dgemv");
     find(c.saxpy, "cblas_saxpy");
+    find(c.daxpy, "cblas_daxpy");
     find(c.sdot, "cblas_sdot");
+    find(c.ddot, "cblas_ddot");
     find(c.snrm2, "cblas_snrm2");
+    find(c.dnrm2, "cblas_dnrm2");
     find(c.sasum, "cblas_sasum");
+    find(c.dasum, "cblas_dasum");
     if (failure.empty()) loaded_cblas = c;
   });
   error = failure;
@@ -331,9 +341,9 @@ cublasStatus_t gemm_call(const char* api, cublasHandle_t handle, cublasOperation
 }
 
 /// Level-1 reductions: the result goes to a host pointer (the call waits) or a device pointer.
-template <class Compute>
+template <class T, class Compute>
 cublasStatus_t reduction_call(const char* api, cublasHandle_t handle, std::initializer_list<Operand> inputs,
-                              float* result, bool empty, Compute compute) {
+                              T* result, bool empty, Compute compute) {
   cublasContext h;
   if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (result == nullptr) return invalid(api, "result must not be null");
@@ -345,7 +355,93 @@ cublasStatus_t reduction_call(const char* api, cublasHandle_t handle, std::initi
   const Operand in0 = operands.size() > 0 ? operands[0] : none;
   const Operand in1 = operands.size() > 1 ? operands[1] : none;
   return submit(api, h, {in0, in1, out},
-                [=] { *result = empty ? 0.0f : compute(); }, !device_result);
+                [=] { *result = empty ? T(0) : compute(); }, !device_result);
+}
+
+// The CBLAS level-1 and level-2 routine of each precision, chosen by overload.
+void cblas_gemv(CBLAS_TRANSPOSE t, int m, int n, float a, const float* A, int lda, const float* x, int incx,
+                float b, float* y, int incy) {
+  cblas().sgemv(CblasColMajor, t, m, n, a, A, lda, x, incx, b, y, incy);
+}
+void cblas_gemv(CBLAS_TRANSPOSE t, int m, int n, double a, const double* A, int lda, const double* x, int incx,
+                double b, double* y, int incy) {
+  cblas().dgemv(CblasColMajor, t, m, n, a, A, lda, x, incx, b, y, incy);
+}
+void cblas_axpy(int n, float a, const float* x, int incx, float* y, int incy) { cblas().saxpy(n, a, x, incx, y, incy); }
+void cblas_axpy(int n, double a, const double* x, int incx, double* y, int incy) { cblas().daxpy(n, a, x, incx, y, incy); }
+float cblas_dot(int n, const float* x, int incx, const float* y, int incy) { return cblas().sdot(n, x, incx, y, incy); }
+double cblas_dot(int n, const double* x, int incx, const double* y, int incy) { return cblas().ddot(n, x, incx, y, incy); }
+float cblas_nrm2(int n, const float* x, int incx) { return cblas().snrm2(n, x, incx); }
+double cblas_nrm2(int n, const double* x, int incx) { return cblas().dnrm2(n, x, incx); }
+float cblas_asum(int n, const float* x, int incx) { return cblas().sasum(n, x, incx); }
+double cblas_asum(int n, const double* x, int incx) { return cblas().dasum(n, x, incx); }
+
+template <class T>
+cublasStatus_t gemv_call(const char* api, cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                         const T* alpha, const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!valid_operation(trans))
+    return invalid(api, format_string("trans must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C (got %d)", trans));
+  if (m < 0 || n < 0) return invalid(api, format_string("m=%d, n=%d must not be negative", m, n));
+  if (lda < std::max(1, m)) return invalid(api, format_string("lda=%d is smaller than the m=%d rows of A", lda, m));
+  // Zero strides are accepted, as cuBLAS 13 accepts them (measured on an H200, 2026-11-27):
+  // incx == 0 makes x[0] stand for every element of x (as the GPU computed); with incy == 0
+  // every element of the result goes to y[0], in an order a GPU does not promise: here the
+  // last one, each computed from y[0] as it was.
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
+  const Scalar<T> a_scalar = take_scalar(h, alpha), b_scalar = take_scalar(h, beta);
+  const int x_len = trans == CUBLAS_OP_N ? n : m, y_len = trans == CUBLAS_OP_N ? m : n;
+  return submit(api, h,
+                {matrix("A", A, m, n, lda), vector_operand("x", x, x_len, incx), vector_operand("y", y, y_len, incy),
+                 scalar_operand(h, "alpha", alpha), scalar_operand(h, "beta", beta)},
+                [=] {
+                  const T a_value = a_scalar.get(), b_value = b_scalar.get();
+                  // OpenBLAS refuses zero strides: spell the repeated x out, and compute every
+                  // result for a y of one element apart, keeping the last.
+                  const std::vector<T> repeated = incx == 0 ? std::vector<T>(x_len, x[0]) : std::vector<T>();
+                  const T* xs = incx == 0 ? repeated.data() : x;
+                  const int x_step = incx == 0 ? 1 : incx;
+                  if (incy == 0) {
+                    std::vector<T> results(static_cast<std::size_t>(y_len), b_value == T(0) ? T(0) : y[0]);
+                    cblas_gemv(to_cblas(trans), m, n, a_value, A, lda, xs, x_step, b_value, results.data(), 1);
+                    y[0] = results.back();
+                    return;
+                  }
+                  if (b_value == T(0)) {  // y is not read when beta is 0
+                    T* start = incy < 0 ? y + static_cast<long long>(1 - y_len) * incy : y;
+                    for (int i = 0; i < y_len; ++i) start[static_cast<long long>(i) * incy] = T(0);
+                  }
+                  cblas_gemv(to_cblas(trans), m, n, a_value, A, lda, xs, x_step, b_value, y, incy);
+                });
+}
+
+template <class T>
+cublasStatus_t axpy_call(const char* api, cublasHandle_t handle, int n, const T* alpha, const T* x, int incx, T* y,
+                         int incy) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr) return invalid(api, "alpha must not be null");
+  const Scalar<T> a_scalar = take_scalar(h, alpha);
+  return submit(api, h,
+                {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy), scalar_operand(h, "alpha", alpha)},
+                [=] { cblas_axpy(n, a_scalar.get(), x, incx, y, incy); });
+}
+
+template <class T>
+cublasStatus_t scal_call(const char* api, cublasHandle_t handle, int n, const T* alpha, T* x, int incx) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr) return invalid(api, "alpha must not be null");
+  const Scalar<T> a_scalar = take_scalar(h, alpha);
+  return submit(api, h, {vector_operand("x", x, n, incx), scalar_operand(h, "alpha", alpha)}, [=] {
+    const T a = a_scalar.get();
+    // Element by element, without a CBLAS special case for alpha == 0.
+    for (int i = 0; i < n; ++i) x[static_cast<long long>(i) * incx] *= a;
+  });
 }
 
 }  // namespace
@@ -483,90 +579,65 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                           lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 
-cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                           const float* alpha, const float* A, int lda, const float* x, int incx,
-                           const float* beta, float* y, int incy) {
-  const char* api = "cublasSgemv";
-  cublasContext h;
-  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!valid_operation(trans))
-    return invalid(api, format_string("trans must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C (got %d)", trans));
-  if (m < 0 || n < 0) return invalid(api, format_string("m=%d, n=%d must not be negative", m, n));
-  if (lda < std::max(1, m)) return invalid(api, format_string("lda=%d is smaller than the m=%d rows of A", lda, m));
-  // Zero strides are accepted, as cuBLAS 13 accepts them (measured on an H200, 2026-11-27):
-  // incx == 0 makes x[0] stand for every element of x (as the GPU computed); with incy == 0
-  // every element of the result goes to y[0], in an order a GPU does not promise: here the
-  // last one, each computed from y[0] as it was.
-  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
-  const Scalar<float> a_scalar = take_scalar(h, alpha), b_scalar = take_scalar(h, beta);
-  const int x_len = trans == CUBLAS_OP_N ? n : m, y_len = trans == CUBLAS_OP_N ? m : n;
-  return submit(api, h,
-                {matrix("A", A, m, n, lda), vector_operand("x", x, x_len, incx), vector_operand("y", y, y_len, incy),
-                 scalar_operand(h, "alpha", alpha), scalar_operand(h, "beta", beta)},
-                [=] {
-                  const float a_value = a_scalar.get(), b_value = b_scalar.get();
-                  // OpenBLAS refuses zero strides: spell the repeated x out, and compute every
-                  // result for a y of one element apart, keeping the last.
-                  const std::vector<float> repeated = incx == 0 ? std::vector<float>(x_len, x[0]) : std::vector<float>();
-                  const float* xs = incx == 0 ? repeated.data() : x;
-                  const int x_step = incx == 0 ? 1 : incx;
-                  if (incy == 0) {
-                    std::vector<float> results(static_cast<std::size_t>(y_len), b_value == 0.0f ? 0.0f : y[0]);
-                    cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, xs, x_step, b_value,
-                                  results.data(), 1);
-                    y[0] = results.back();
-                    return;
-                  }
-                  if (b_value == 0.0f) {  // y is not read when beta is 0
-                    float* start = incy < 0 ? y + static_cast<long long>(1 - y_len) * incy : y;
-                    for (int i = 0; i < y_len; ++i) start[static_cast<long long>(i) * incy] = 0.0f;
-                  }
-                  cblas().sgemv(CblasColMajor, to_cblas(trans), m, n, a_value, A, lda, xs, x_step, b_value, y, incy);
-                });
+cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float* alpha,
+                           const float* A, int lda, const float* x, int incx, const float* beta, float* y, int incy) {
+  return gemv_call("cublasSgemv", handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+
+cublasStatus_t cublasDgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double* alpha,
+                           const double* A, int lda, const double* x, int incx, const double* beta, double* y,
+                           int incy) {
+  return gemv_call("cublasDgemv", handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 
 cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float* alpha, const float* x, int incx,
                            float* y, int incy) {
-  const char* api = "cublasSaxpy";
-  cublasContext h;
-  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr) return invalid(api, "alpha must not be null");
-  const Scalar<float> a_scalar = take_scalar(h, alpha);
-  return submit(api, h,
-                {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy), scalar_operand(h, "alpha", alpha)},
-                [=] { cblas().saxpy(n, a_scalar.get(), x, incx, y, incy); });
+  return axpy_call("cublasSaxpy", handle, n, alpha, x, incx, y, incy);
+}
+
+cublasStatus_t cublasDaxpy(cublasHandle_t handle, int n, const double* alpha, const double* x, int incx,
+                           double* y, int incy) {
+  return axpy_call("cublasDaxpy", handle, n, alpha, x, incx, y, incy);
 }
 
 cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx) {
-  const char* api = "cublasSscal";
-  cublasContext h;
-  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr) return invalid(api, "alpha must not be null");
-  const Scalar<float> a_scalar = take_scalar(h, alpha);
-  return submit(api, h, {vector_operand("x", x, n, incx), scalar_operand(h, "alpha", alpha)}, [=] {
-    const float a = a_scalar.get();
-    // Element by element, without a CBLAS special case for alpha == 0.
-    for (int i = 0; i < n; ++i) x[static_cast<long long>(i) * incx] *= a;
-  });
+  return scal_call("cublasSscal", handle, n, alpha, x, incx);
+}
+
+cublasStatus_t cublasDscal(cublasHandle_t handle, int n, const double* alpha, double* x, int incx) {
+  return scal_call("cublasDscal", handle, n, alpha, x, incx);
 }
 
 cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float* x, int incx, const float* y,
                           int incy, float* result) {
   return reduction_call("cublasSdot", handle, {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy)}, result,
-                        n <= 0, [=] { return cblas().sdot(n, x, incx, y, incy); });
+                        n <= 0, [=] { return cblas_dot(n, x, incx, y, incy); });
+}
+
+cublasStatus_t cublasDdot(cublasHandle_t handle, int n, const double* x, int incx, const double* y,
+                          int incy, double* result) {
+  return reduction_call("cublasDdot", handle, {vector_operand("x", x, n, incx), vector_operand("y", y, n, incy)}, result,
+                        n <= 0, [=] { return cblas_dot(n, x, incx, y, incy); });
 }
 
 cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
   return reduction_call("cublasSnrm2", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
-                        [=] { return cblas().snrm2(n, x, incx); });
+                        [=] { return cblas_nrm2(n, x, incx); });
+}
+
+cublasStatus_t cublasDnrm2(cublasHandle_t handle, int n, const double* x, int incx, double* result) {
+  return reduction_call("cublasDnrm2", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
+                        [=] { return cblas_nrm2(n, x, incx); });
 }
 
 cublasStatus_t cublasSasum(cublasHandle_t handle, int n, const float* x, int incx, float* result) {
   return reduction_call("cublasSasum", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
-                        [=] { return cblas().sasum(n, x, incx); });
+                        [=] { return cblas_asum(n, x, incx); });
+}
+
+cublasStatus_t cublasDasum(cublasHandle_t handle, int n, const double* x, int incx, double* result) {
+  return reduction_call("cublasDasum", handle, {vector_operand("x", x, n, incx)}, result, n <= 0 || incx <= 0,
+                        [=] { return cblas_asum(n, x, incx); });
 }
 
 // ---- cublasGemmEx: mixed precision (bf16 or float operands, float compute) -------------------

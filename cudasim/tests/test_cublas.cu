@@ -341,6 +341,49 @@ TEST_F(Cublas, Level1RoutinesMatchTheirDefinitions) {
   EXPECT_EQ(scaled[3], 0.0f);
 }
 
+// The double routines compute in double: each result below differs from float arithmetic's by
+// far more than the tolerance (1 + 1e-12 is 1 in float).
+TEST_F(Cublas, DoublePrecisionLevel1And2RoutinesComputeInDouble) {
+  const double tiny = 1e-12;
+  const std::vector<double> x = {1.0 + tiny, -4.0, 12.0, tiny};
+  std::vector<double> y = {1.0, tiny, 1.0, 1.0};
+  DeviceBuffer<double> d_x(x), d_y(y);
+  double dot = 0, norm = 0, sum = 0;
+  ASSERT_CUBLAS(cublasDdot(handle_, 4, d_x.get(), 1, d_y.get(), 1, &dot));
+  EXPECT_NEAR(dot, (1.0 + tiny) - 4.0 * tiny + 12.0 + tiny, 1e-15);
+  ASSERT_CUBLAS(cublasDnrm2(handle_, 4, d_x.get(), 1, &norm));
+  EXPECT_NEAR(norm, std::sqrt((1.0 + tiny) * (1.0 + tiny) + 16.0 + 144.0 + tiny * tiny), 1e-14);
+  ASSERT_CUBLAS(cublasDasum(handle_, 4, d_x.get(), 1, &sum));
+  EXPECT_NEAR(sum, 17.0 + 2 * tiny, 1e-14);
+  const double two = 2.0, half = 0.5;
+  ASSERT_CUBLAS(cublasDaxpy(handle_, 4, &two, d_x.get(), 1, d_y.get(), 1));
+  const std::vector<double> axpy = d_y.download();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(axpy[i], 2.0 * x[i] + y[i]) << i;
+  ASSERT_CUBLAS(cublasDscal(handle_, 2, &half, d_x.get(), 2));  // elements 0 and 2 only
+  const std::vector<double> scaled = d_x.download();
+  EXPECT_EQ(scaled[0], 0.5 * (1.0 + tiny));
+  EXPECT_EQ(scaled[1], -4.0);
+  EXPECT_EQ(scaled[2], 6.0);
+
+  // y = alpha op(A) x + beta y, both ways, against a loop in double.
+  const int m = 7, n = 5, lda = 9;
+  std::vector<double> a = values<double>(lda * n, 21);
+  a[0] += tiny;
+  for (const cublasOperation_t op : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+    const int x_len = op == CUBLAS_OP_N ? n : m, y_len = op == CUBLAS_OP_N ? m : n;
+    const std::vector<double> gx = values<double>(x_len, 22), gy = values<double>(y_len, 23);
+    DeviceBuffer<double> d_a(a), d_gx(gx), d_gy(gy);
+    const double alpha = 0.75, beta = 1.25;
+    ASSERT_CUBLAS(cublasDgemv(handle_, op, m, n, &alpha, d_a.get(), lda, d_gx.get(), 1, &beta, d_gy.get(), 1));
+    const std::vector<double> got = d_gy.download();
+    for (int i = 0; i < y_len; ++i) {
+      double s = 0;
+      for (int p = 0; p < x_len; ++p) s += (op == CUBLAS_OP_N ? a[i + p * lda] : a[p + i * lda]) * gx[p];
+      EXPECT_NEAR(got[i], alpha * s + beta * gy[i], 1e-14) << "op " << op << " at " << i;
+    }
+  }
+}
+
 __global__ void fill_slowly(float* x, int n, float value) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {  // one late thread makes the whole kernel late
     const long long start = clock64();
