@@ -7,8 +7,11 @@
 /// threads, called with the caller's file and line: `block.sync()` is `__syncthreads()`, a
 /// tile's `sync()` is `__syncwarp(tile lanes)`, its `shfl_down` is `__shfl_down_sync(tile lanes,
 /// v, d, N)`, so divergence and deadlock inside a group are reported with both call sites as for
-/// the plain intrinsics. Tiles have at most 32 threads (a warp) and partition the block by
-/// thread rank, as in CUDA.
+/// the plain intrinsics. Tiles partition the block by thread rank, as in CUDA. A tile of 64,
+/// 128, 256 or 512 threads (whole warps; CUDA 11+) has the collectives CUDA gives such tiles:
+/// `sync()`, `shfl(v, rank)`, `any`, `all`, and `cooperative_groups::reduce`, each a barrier over
+/// the tile's threads in the simulator (`block_tile_memory`, which CUDA needs for them before
+/// sm_80, is accepted and not needed).
 ///
 /// The grid: `this_grid()` gives a `grid_group`, whose `sync()` is a grid-wide barrier in a
 /// kernel launched with cudaLaunchCooperativeKernel (which runs every block of the grid at once,
@@ -25,11 +28,11 @@
 ///
 /// Shuffles move any trivially copyable type (larger than 8 bytes in 4-byte words), as in CUDA.
 ///
-/// Not supported, each a compile error that names it: tiles of more than 32 threads (and their
-/// `block_tile_memory`),
+/// Not supported, each a compile error that names it: tiles of 1024 threads or of other sizes,
 /// `this_multi_grid()`, clusters.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -121,13 +124,11 @@ class thread_block : public thread_group {
 
 inline thread_block this_thread_block() { return thread_block(); }
 
-/// Shared scratch that CUDA needs for tiles of more than 32 threads, passed to
-/// this_thread_block(scratch). Such tiles are not supported: using it is a compile error.
+/// Shared scratch that CUDA needs for tiles of more than 32 threads before sm_80, passed to
+/// this_thread_block(scratch). The simulator's tiles need none: it is accepted and unused.
 template <unsigned MaxBlockSize = 1024, unsigned TileCommunicationSize = 8, unsigned MaxNumTiles = 32>
 struct block_tile_memory {
-  static_assert(details::unsupported<block_tile_memory>,
-                "cudasim: block_tile_memory (for tiles of more than 32 threads) is not supported; tiled_partition<N> "
-                "supports N a power of two up to 32");
+  static_assert(MaxBlockSize >= 1 && MaxBlockSize <= 1024, "block_tile_memory: MaxBlockSize is 1 to 1024");
 };
 template <unsigned MaxBlockSize, unsigned TileCommunicationSize, unsigned MaxNumTiles>
 thread_block this_thread_block(block_tile_memory<MaxBlockSize, TileCommunicationSize, MaxNumTiles>&) {
@@ -140,21 +141,18 @@ inline void sync(const Group& group, const char* file = __builtin_FILE(), unsign
   group.sync(file, line);
 }
 
-/// A tile of `Size` threads (a power of two up to 32) of its parent group, with the warp
-/// collectives over its threads. `Parent` only records where it came from, as in CUDA.
-template <unsigned Size, class Parent = void>
-class thread_block_tile : public thread_group {
-  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                "cudasim: thread_block_tile supports sizes that are powers of two up to 32 "
-                "(tiles of 64 or more threads are not supported)");
+namespace details {
+/// The sizes a static tile may have: a power of two up to a warp, or 64 to 512 (whole warps).
+template <unsigned Size>
+inline constexpr bool valid_tile_size = (Size >= 1 && Size <= 512 && (Size & (Size - 1)) == 0);
 
+/// A tile of `Size` threads (a power of two up to 32) of its parent group, with the warp
+/// collectives over its threads.
+template <unsigned Size>
+class warp_tile : public thread_group {
  public:
   /// The tile of the calling thread, `meta_rank`-th of `meta_size` tiles of the parent.
-  thread_block_tile(unsigned meta_rank, unsigned meta_size) : thread_group(true, Size, meta_rank, meta_size) {}
-  /// A tile with a parent type converts to one without (and back), as in CUDA.
-  template <class OtherParent>
-  thread_block_tile(const thread_block_tile<Size, OtherParent>& other)  // NOLINT(google-explicit-constructor)
-      : thread_group(true, Size, other.meta_group_rank(), other.meta_group_size()) {}
+  warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(true, Size, meta_rank, meta_size) {}
 
   static constexpr unsigned num_threads() { return Size; }
   static constexpr unsigned size() { return Size; }
@@ -208,6 +206,64 @@ class thread_block_tile : public thread_group {
   }
 };
 
+/// A tile of `Size` threads, 64 to 512 (whole warps), with the collectives CUDA gives such
+/// tiles, each a barrier over the tile's threads (cudasim::detail::tile_collective).
+template <unsigned Size>
+class multi_warp_tile : public thread_group {
+ public:
+  multi_warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(true, Size, meta_rank, meta_size) {}
+
+  static constexpr unsigned num_threads() { return Size; }
+  static constexpr unsigned size() { return Size; }
+  unsigned thread_rank() const { return details::block_rank() % Size; }
+  void sync(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    cudasim::detail::tile_collective(cudasim::detail::TileOp::Sync, Size, 0, 0, file, line);
+  }
+  /// The value of `var` in the tile's thread `source` (modulo Size); at most 8 bytes, as in CUDA.
+  template <class T>
+  T shfl(T var, unsigned source, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                  "a tile of more than 32 threads shuffles trivially copyable values of at most 8 bytes");
+    std::uint64_t bits = 0;
+    __builtin_memcpy(&bits, &var, sizeof(T));
+    bits = cudasim::detail::tile_collective(cudasim::detail::TileOp::Shfl, Size, bits, static_cast<int>(source % Size),
+                                            file, line);
+    T result;
+    __builtin_memcpy(&result, &bits, sizeof(T));
+    return result;
+  }
+  int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return static_cast<int>(
+        cudasim::detail::tile_collective(cudasim::detail::TileOp::Any, Size, predicate != 0, 0, file, line));
+  }
+  int all(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
+    return static_cast<int>(
+        cudasim::detail::tile_collective(cudasim::detail::TileOp::All, Size, predicate != 0, 0, file, line));
+  }
+};
+
+template <unsigned Size>
+using tile_base = std::conditional_t<(Size <= 32), warp_tile<Size>, multi_warp_tile<Size>>;
+}  // namespace details
+
+/// A tile of `Size` threads of its parent group: a power of two up to 32 with the warp
+/// collectives over its lanes, or 64 to 512 threads with sync, shfl, any and all. `Parent` only
+/// records where it came from, as in CUDA.
+template <unsigned Size, class Parent = void>
+class thread_block_tile : public details::tile_base<Size> {
+  static_assert(details::valid_tile_size<Size>,
+                "cudasim: thread_block_tile supports sizes that are powers of two up to 512 "
+                "(as CUDA does)");
+
+ public:
+  /// The tile of the calling thread, `meta_rank`-th of `meta_size` tiles of the parent.
+  thread_block_tile(unsigned meta_rank, unsigned meta_size) : details::tile_base<Size>(meta_rank, meta_size) {}
+  /// A tile with a parent type converts to one without (and back), as in CUDA.
+  template <class OtherParent>
+  thread_block_tile(const thread_block_tile<Size, OtherParent>& other)  // NOLINT(google-explicit-constructor)
+      : details::tile_base<Size>(other.meta_group_rank(), other.meta_group_size()) {}
+};
+
 namespace details {
 inline unsigned tiles_in(unsigned parent_size, unsigned tile_size) { return (parent_size + tile_size - 1) / tile_size; }
 inline unsigned rank_in_parent(const thread_block&) { return block_rank(); }
@@ -219,9 +275,8 @@ unsigned rank_in_parent(const thread_block_tile<Size, Parent>& tile) { return ti
 /// caller's.
 template <unsigned Size, class Parent>
 thread_block_tile<Size, Parent> tiled_partition(const Parent& parent) {
-  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                "cudasim: tiled_partition<N> supports N a power of two up to 32 "
-                "(tiles of 64 or more threads are not supported)");
+  static_assert(details::valid_tile_size<Size>,
+                "cudasim: tiled_partition<N> supports N a power of two up to 512 (as CUDA does)");
   const unsigned parent_size = static_cast<unsigned>(parent.size());
   return thread_block_tile<Size, Parent>(details::rank_in_parent(parent) / Size, details::tiles_in(parent_size, Size));
 }
@@ -368,6 +423,7 @@ inline coalesced_group labeled_partition(const coalesced_group& parent, unsigned
 template <unsigned Size, class Parent>
 coalesced_group labeled_partition(const thread_block_tile<Size, Parent>& parent, unsigned label,
                                   const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+  static_assert(Size <= 32, "labeled_partition and binary_partition take a tile of at most 32 threads (as in CUDA)");
   (void)parent;
   const unsigned lanes = details::tile_lanes(Size);
   return details::coalesced_access::of_lanes(__match_any_sync(lanes, label, file, line) & lanes);

@@ -77,7 +77,7 @@ struct Fiber {
 /// None: not started, running, or exited (which one follows from the cursor and the running
 /// thread). A released thread keeps its Barrier or Warp until it is resumed (take_runnable):
 /// only the reports read it, and they run when no released thread is left.
-enum class WaitKind : unsigned char { None, Barrier, Warp, Coalesced };
+enum class WaitKind : unsigned char { None, Barrier, Warp, Coalesced, Tile };
 
 /// Why a parked thread waits, for releasing it and for reports.
 struct ThreadSlot {
@@ -91,7 +91,29 @@ struct ThreadSlot {
   BarrierKind barrier_kind = BarrierKind::Plain;
   int predicate = 0;
   unsigned warp_mask = 0;
+  std::uint64_t tile_result = 0;  // what a tile collective gave this thread (tile_collective)
 };
+
+/// Threads of a multi-warp tile that have arrived at one tile operation.
+struct TileGroup {
+  TileOp op;
+  unsigned first;     // the tile's first thread (linear rank in the block)
+  unsigned expected;  // the tile's threads that exist (a last tile may be cut by the block's end)
+  const char* file;
+  unsigned line;
+  std::vector<unsigned> waiters;      // arrived threads, in arrival order
+  std::vector<std::uint64_t> values;  // by rank in the tile
+};
+
+const char* tile_op_name(TileOp op) {
+  switch (op) {
+    case TileOp::Sync: return "thread_block_tile::sync";
+    case TileOp::Shfl: return "thread_block_tile::shfl";
+    case TileOp::Any: return "thread_block_tile::any";
+    case TileOp::All: return "thread_block_tile::all";
+  }
+  return "a tile operation";
+}
 
 /// Lanes of a warp that have arrived at one warp operation.
 struct WarpGroup {
@@ -196,6 +218,8 @@ struct BlockRun {
   bool barrier_mixed = false;
   unsigned warp_waiters = 0;
   unsigned coalesced_waiters = 0;  // threads gathering in coalesced_threads() (coalesced_lanes)
+  unsigned tile_waiters = 0;       // threads parked in a multi-warp tile's collective
+  std::vector<TileGroup> tile_groups;  // multi-warp tile collectives being gathered
   // Result of the barrier most recently released; read by each thread as it resumes.
   int barrier_count = 0;
   int barrier_participants = 0;
@@ -545,8 +569,10 @@ std::uint64_t lane_result(const WarpGroup& g, unsigned lane) {
         const int target = static_cast<int>(lane) ^ param;
         if (target >= 0 && target < segment_start + width) source = target;
       }
-      // Reading a lane outside the mask is undefined in CUDA; return the caller's own value.
-      return in_group(static_cast<unsigned>(source)) ? g.values[source] : g.values[lane];
+      // Reading a lane outside the mask is undefined in CUDA. GPUs have been seen to return 0
+      // (apache/tvm issue 12274, PaddlePaddle/CINN pull request 938), and NVIDIA's reduction
+      // sample (reduce7's last warp) is only right with 0: so 0 here too.
+      return in_group(static_cast<unsigned>(source)) ? g.values[source] : 0;
     }
     case WarpOp::MatchAny:
     case WarpOp::MatchAll: {
@@ -654,7 +680,7 @@ void resolve_waiting(BlockRun& b) {
     release_coalesced(b);
     return;
   }
-  if (b.warp_waiters == 0 && !b.barrier_mixed) {
+  if (b.warp_waiters == 0 && b.tile_waiters == 0 && !b.barrier_mixed) {
     // Releasing when only the live threads arrived keeps programs running that a GPU might
     // run too; the check reports it instead.
     if (barrier_check_enabled() && report_partial_barrier(b)) return;
@@ -713,6 +739,29 @@ void resolve_waiting(BlockRun& b) {
                           "every lane named in the mask must reach the same warp operation",
                           describe_thread(t, extent).c_str(), s.what, s.warp_mask, s.file, s.line,
                           lane, why.c_str()));
+        b.faulted = true;
+        return;
+      }
+    } else if (s.wait == WaitKind::Tile) {
+      // A tile operation that cannot complete: name a thread of the tile that is not there.
+      const TileGroup* group = nullptr;
+      for (const TileGroup& g : b.tile_groups)
+        if (std::find(g.waiters.begin(), g.waiters.end(), t) != g.waiters.end()) group = &g;
+      if (group == nullptr) continue;
+      for (unsigned other = group->first; other < group->first + group->expected; ++other) {
+        if (std::find(group->waiters.begin(), group->waiters.end(), other) != group->waiters.end()) continue;
+        const ThreadSlot& o = b.slots[other];
+        const std::string why = has_exited(b, other) ? describe_thread(other, extent) + " has already exited"
+                                : o.wait == WaitKind::None
+                                    ? describe_thread(other, extent) + " never arrived"
+                                    : format_string("%s waits at %s at %s:%u", describe_thread(other, extent).c_str(),
+                                                    o.what, o.file, o.line);
+        threadIdx = index_of(t, extent);
+        report_kernel_fault(*b.launch, b.block_index, threadIdx, cudaErrorLaunchFailure,
+                            format_string("deadlock: %s waits at %s at %s:%u for the %u threads of its tile, but %s; "
+                                          "every thread of a tile must reach the same tile operation",
+                                          describe_thread(t, extent).c_str(), s.what, s.file, s.line,
+                                          group->expected, why.c_str()));
         b.faulted = true;
         return;
       }
@@ -1163,6 +1212,7 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
         b->runnable.push_back(warp * kWarpSize + l);
       }
     }
+    if (group->op == WarpOp::Sync) instrumentation_threads_synced(warp * kWarpSize, kWarpSize, group->mask);
     ws.pending.erase(ws.pending.begin() + (group - ws.pending.data()));
     return ws.results[lane];
   }
@@ -1171,6 +1221,69 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   ++b->warp_waiters;
   park(w);
   return ws.results[lane];
+}
+
+std::uint64_t tile_collective(TileOp op, unsigned tile_size, std::uint64_t value, int param, const char* file,
+                              unsigned line) {
+  Worker& w = worker();
+  BlockRun* b = w.block;
+  if (b == nullptr) {
+    report("%s called outside a kernel at %s:%u; ignored", tile_op_name(op), file, line);
+    return value;
+  }
+  if (b->fissioned) refuse_wait_in_fissioned_block(tile_op_name(op), file, line);
+  ensure_slots(*b);
+  const unsigned t = linear_thread();
+  sync_cursor(*b, t);
+  instrumentation_count_warp_op();
+  const unsigned first = t - t % tile_size;
+  const unsigned expected = std::min<unsigned>(tile_size, static_cast<unsigned>(b->cursor.num_threads) - first);
+  TileGroup* group = nullptr;
+  for (TileGroup& g : b->tile_groups) {
+    if (g.first != first) continue;
+    if (g.op != op || !same_site(g.file, g.line, file, line)) {
+      static thread_local std::string message;
+      message = format_string(
+          "tile divergence: %s calls %s at %s:%u while %s of its %u-thread tile waits in %s at %s:%u; "
+          "every thread of a tile must reach the same tile operation",
+          describe_thread(t, b->cursor.block_dim).c_str(), tile_op_name(op), file, line,
+          describe_thread(g.waiters.front(), b->cursor.block_dim).c_str(), tile_size, tile_op_name(g.op), g.file,
+          g.line);
+      throw KernelTrap{message.c_str()};
+    }
+    group = &g;
+    break;
+  }
+  if (group == nullptr) {
+    b->tile_groups.push_back(TileGroup{op, first, expected, file, line, {}, std::vector<std::uint64_t>(expected, 0)});
+    group = &b->tile_groups.back();
+  }
+  group->values[t - first] = op == TileOp::Shfl ? value : (value != 0);
+  group->waiters.push_back(t);
+  if (group->waiters.size() < group->expected) {
+    record_fiber_wait(w, *b, t, WaitKind::Tile, file, line, tile_op_name(op));
+    ++b->tile_waiters;
+    park(w);
+    return b->slots[t].tile_result;
+  }
+  // The last thread to arrive computes the result and releases the others.
+  std::uint64_t result = 0;
+  if (op == TileOp::Shfl) {
+    result = group->values[static_cast<unsigned>(param) % group->expected];
+  } else if (op == TileOp::Any || op == TileOp::All) {
+    result = op == TileOp::All ? 1 : 0;
+    for (std::uint64_t v : group->values) result = op == TileOp::All ? (result & v) : (result | v);
+  }
+  for (unsigned other : group->waiters) {
+    if (other == t) continue;
+    b->slots[other].tile_result = result;
+    --b->waiting;
+    --b->tile_waiters;
+    b->runnable.push_back(other);
+  }
+  instrumentation_threads_synced(group->first, group->expected, ~0u);
+  b->tile_groups.erase(b->tile_groups.begin() + (group - b->tile_groups.data()));
+  return result;
 }
 
 unsigned coalesced_lanes(const char* file, unsigned line, const char* what) {

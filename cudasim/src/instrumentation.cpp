@@ -590,6 +590,22 @@ void instrumentation_set_stack(const void* low, const void* high) {
     c->stack = {reinterpret_cast<std::uintptr_t>(low), reinterpret_cast<std::uintptr_t>(high)};
 }
 
+void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes) {
+  AccessContext* c = active;
+  if (c == nullptr || !c->racecheck) return;
+  // Threads are stored as rank + 1. A byte read by several threads (kManyReaders) is forgotten
+  // too: they may all be of this group, and a race missed is better than one invented.
+  const auto synced = [&](unsigned stored) {
+    if (stored == 0 || stored - 1 < first || stored - 1 >= first + count) return false;
+    return count > 32 || ((lanes >> (stored - 1 - first)) & 1u) != 0;
+  };
+  for (auto& [word, state] : c->shared_words)
+    for (ByteState& b : state.bytes) {
+      if (synced(b.writer)) b.writer = 0;
+      if (b.reader == kManyReaders || synced(b.reader)) b.reader = 0;
+    }
+}
+
 void instrumentation_barrier_released(unsigned arrivals) {
   if (AccessContext* c = active) {
     if (c->racecheck) c->shared_words.clear();

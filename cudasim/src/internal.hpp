@@ -232,6 +232,11 @@ void instrumentation_set_stack(const void* low, const void* high);
 /// Called when a barrier releases: racecheck's access maps start a new interval, and every
 /// warp's pending requests are complete (coalescing).
 void instrumentation_barrier_released(unsigned arrivals);
+/// A barrier of part of the block released its threads: [first, first + count) (linear ranks),
+/// and of those only the ones whose bit is set in `lanes` when count <= 32 (a warp's
+/// __syncwarp(mask)). Racecheck forgets their shared-memory accesses so far, as a block barrier
+/// forgets everyone's: memory is ordered among the threads of a __syncwarp or a tile's sync.
+void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes);
 /// Called by the scheduler for each thread that calls a warp operation.
 void instrumentation_count_warp_op();
 /// Which checks are on (from CUDASIM_CHECK): races between barriers, shuffled thread order.

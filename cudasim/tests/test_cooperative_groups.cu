@@ -3,7 +3,7 @@
 // than 8 bytes), votes and ballot,
 // dynamic tiles (tiled_partition(block, n)), cg::reduce with each operator, and
 // coalesced_threads() (the lanes of a branch; aggregated atomics; labeled and binary
-// partitions, reduced). Valid CUDA:
+// partitions, reduced), tiles of 64 to 512 threads (sync, shfl, any, all, reduce). Valid CUDA:
 // the same file runs on a GPU. The simulator-only checks (a divergent tile shuffle is reported
 // with its call site, an unsupported dynamic tile size traps) are under #ifdef CUDASIM.
 #include <cooperative_groups.h>
@@ -304,6 +304,73 @@ TEST(TileReduce, EveryOperatorGivesEveryThreadTheTilesResult) {
   check_reductions<8>();
 }
 
+constexpr unsigned kBigBlock = 256;
+
+/// Tiles of N (64 to 256) threads in blocks of 256, per thread (8 ints): its rank in the tile,
+/// the tile's meta rank and count, the value of its mirror in the tile (staged in shared memory
+/// before tile.sync()), the tile's rank-5 value by shfl, any(v == 7) * 10 + all(v >= 0), the
+/// tile's sum by cg::reduce, and the tile's size.
+template <unsigned N>
+__global__ void multi_warp_tile_facts(const int* in, int* out) {
+  __shared__ cg::block_tile_memory<kBigBlock> scratch;
+  cg::thread_block block = cg::this_thread_block(scratch);
+  cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+  __shared__ int staged[kBigBlock];
+  const unsigned r = block.thread_rank(), rank = tile.thread_rank();
+  const int v = in[blockIdx.x * kBigBlock + r];
+  staged[r] = v;
+  tile.sync();
+  int* mine = out + 8 * (blockIdx.x * kBigBlock + r);
+  mine[0] = static_cast<int>(rank);
+  mine[1] = static_cast<int>(tile.meta_group_rank());
+  mine[2] = static_cast<int>(tile.meta_group_size());
+  mine[3] = staged[r - rank + (N - 1 - rank)];
+  mine[4] = tile.shfl(v, 5);
+  mine[5] = tile.any(v == 7) * 10 + tile.all(v >= 0);
+  mine[6] = cg::reduce(tile, v, cg::plus<int>());
+  mine[7] = static_cast<int>(tile.num_threads());
+}
+
+template <unsigned N>
+void check_multi_warp_tiles() {
+  const int blocks = 2, threads = blocks * static_cast<int>(kBigBlock);
+  std::vector<int> in(threads);
+  for (int i = 0; i < threads; ++i) in[i] = (i * 37 + 11) % 101;
+  in[N + 3] = 7;  // only the second tile of block 0 holds a 7
+  for (int& x : in) x = x == 7 ? 8 : x;
+  in[N + 3] = 7;
+  int *d_in = nullptr, *d_out = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_in, threads * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_out, 8 * threads * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_in, in.data(), threads * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  multi_warp_tile_facts<N><<<blocks, kBigBlock>>>(d_in, d_out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<int> out = download(d_out, 8 * static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t) {
+    const int rank = t % static_cast<int>(N), first = t - rank;
+    int sum = 0;
+    bool seven = false;
+    for (int i = first; i < first + static_cast<int>(N); ++i) sum += in[i], seven = seven || in[i] == 7;
+    const int* mine = &out[8 * t];
+    EXPECT_EQ(mine[0], rank) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[1], (t % static_cast<int>(kBigBlock)) / static_cast<int>(N)) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[2], static_cast<int>(kBigBlock / N)) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[3], in[first + static_cast<int>(N) - 1 - rank]) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[4], in[first + 5]) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[5], (seven ? 10 : 0) + 1) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[6], sum) << "N " << N << " thread " << t;
+    EXPECT_EQ(mine[7], static_cast<int>(N)) << "N " << N << " thread " << t;
+  }
+  EXPECT_EQ(cudaFree(d_in), cudaSuccess);
+  EXPECT_EQ(cudaFree(d_out), cudaSuccess);
+}
+
+TEST(MultiWarpTile, SyncShuffleVotesAndReduceStayInsideTheTile) {
+  check_multi_warp_tiles<64>();
+  check_multi_warp_tiles<128>();
+  check_multi_warp_tiles<256>();
+}
+
 /// Per thread (8 ints, -1 for the even lanes, which do not take the branch): the odd lanes'
 /// coalesced group's size, the thread's rank, the rank-0 thread's value by shfl, shfl_down(1),
 /// shfl_up(1), any/all of (rank < 3), and its ballot of (rank % 3 == 0).
@@ -493,6 +560,44 @@ TEST(CooperativeGroupsSimulator, DivergentTileShuffleIsReportedWithBothCallSites
   EXPECT_NE(report.find("__shfl_down_sync"), std::string::npos) << report;
   EXPECT_NE(report.find(site(kDivergentShuffleLine)), std::string::npos) << report;
   EXPECT_NE(report.find(site(kDivergentShuffleLine + 2)), std::string::npos) << report;
+}
+
+constexpr int kTileSyncLine = __LINE__ + 6;
+/// Thread 70 leaves before its 64-thread tile's sync(): the other 63 wait for it forever.
+__global__ void tile_thread_exits_early(int* out) {
+  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+  if (threadIdx.x == 70) return;
+  out[threadIdx.x] = 1;
+  tile.sync();
+}
+
+TEST(CooperativeGroupsSimulator, AMultiWarpTileWaitingForAnExitedThreadIsADeadlock) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 128 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { tile_thread_exits_early<<<1, 128>>>(d); });
+  EXPECT_NE(report.find("deadlock"), std::string::npos) << report;
+  EXPECT_NE(report.find("thread_block_tile::sync"), std::string::npos) << report;
+  EXPECT_NE(report.find(site(kTileSyncLine)), std::string::npos) << report;
+  EXPECT_NE(report.find("thread (70,0,0) has already exited"), std::string::npos) << report;
+}
+
+constexpr int kTileDivergenceLine = __LINE__ + 5;
+/// The first warp of each 64-thread tile syncs, the second shuffles.
+__global__ void divergent_multi_warp_tile(int* out) {
+  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+  if (tile.thread_rank() < 32)
+    tile.sync();
+  else
+    out[threadIdx.x] = tile.shfl(static_cast<int>(threadIdx.x), 0);
+}
+
+TEST(CooperativeGroupsSimulator, AMultiWarpTileSplitOverTwoOperationsIsReportedWithBoth) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(int)), cudaSuccess);
+  const std::string report = failing_launch_report([&] { divergent_multi_warp_tile<<<1, 64>>>(d); });
+  EXPECT_NE(report.find("tile divergence"), std::string::npos) << report;
+  EXPECT_NE(report.find(site(kTileDivergenceLine)), std::string::npos) << report;
+  EXPECT_NE(report.find(site(kTileDivergenceLine + 2)), std::string::npos) << report;
 }
 
 __global__ void tile_of_three(int* out) {

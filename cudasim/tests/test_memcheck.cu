@@ -404,6 +404,25 @@ TEST_F(Memcheck, RacecheckIsByteGranular) {
   EXPECT_CONTAINS(report, "writes 1 bytes");
 }
 
+// A warp's threads exchange values through shared memory, ordered by __syncwarp() (as in the
+// last steps of NVIDIA's reductions for Volta and later): no race. With `across_warps`, lane l
+// reads what the other warp's lane l wrote, which __syncwarp() does not order: a race.
+__global__ void exchange_after_syncwarp(int* out, bool across_warps) {
+  __shared__ int values[64];
+  values[threadIdx.x] = static_cast<int>(threadIdx.x);
+  __syncwarp();
+  const unsigned partner = across_warps ? threadIdx.x ^ 32u : threadIdx.x ^ 1u;
+  out[threadIdx.x] = values[partner];
+}
+
+TEST_F(Memcheck, SyncwarpOrdersTheSharedMemoryOfItsLanesOnly) {
+  int* out;
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(int)), cudaSuccess);
+  EXPECT_EQ(report_of([&] { exchange_after_syncwarp<<<1, 64>>>(out, false); }, cudaSuccess), "");
+  const std::string report = report_of([&] { exchange_after_syncwarp<<<1, 64>>>(out, true); }, cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "race on shared memory");
+}
+
 __global__ void last_writer_after_barrier(int* out) {
   __syncthreads();
   *out = static_cast<int>(threadIdx.x);  // which thread writes last depends on the order

@@ -359,6 +359,30 @@ TEST(ActiveMask, IsTheLanesThatExecuteTheCallTogether) {
   ASSERT_CUDA(cudaFree(d));
 }
 
+// The last warp of NVIDIA's reduce7 (reduction sample): the first `lanes` lanes sum with a mask
+// of only themselves and offsets 16 down to 1, so lane 0 reads lanes outside the mask. That is
+// undefined in CUDA; GPUs give 0 in practice (the sample relies on it), and so does the simulator.
+__global__ void sum_with_a_partial_mask(float* out, int lanes) {
+  const unsigned mask = __ballot_sync(kFull, static_cast<int>(threadIdx.x) < lanes);
+  if (static_cast<int>(threadIdx.x) < lanes) {
+    float sum = 1.0f + threadIdx.x;
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(mask, sum, offset);
+    if (threadIdx.x == 0) *out = sum;
+  }
+}
+
+TEST(PartialWarps, AShuffleFromALaneOutsideTheMaskGivesZero) {
+  float* d = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d, sizeof(float)));
+  for (const int lanes : {16, 5, 1}) {
+    sum_with_a_partial_mask<<<1, 32>>>(d, lanes);
+    float sum = 0;
+    ASSERT_CUDA(cudaMemcpy(&sum, d, sizeof sum, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(sum, lanes * (lanes + 1) / 2.0f) << lanes << " lanes";
+  }
+  ASSERT_CUDA(cudaFree(d));
+}
+
 TEST(PartialWarps, TheLastWarpOfABlockHasOnlyTheRemainingLanes) {
   unsigned* d = nullptr;
   ASSERT_CUDA(cudaMalloc(&d, 6 * sizeof(unsigned)));

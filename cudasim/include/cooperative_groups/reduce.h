@@ -6,7 +6,8 @@
 /// of the tile gets the result, as in CUDA, and a thread missing from it is reported like a
 /// missing lane of a shuffle. The order in which floating-point values are combined may differ
 /// from a GPU's (CUDA does not specify it either). Values of at most 8 bytes, as the simulator's
-/// shuffles move them.
+/// shuffles move them. A tile of 64 to 512 threads reduces each of its warps by a butterfly,
+/// then combines the warps' results, broadcast by the tile's `shfl`, in warp order.
 #pragma once
 
 #include <type_traits>
@@ -48,7 +49,18 @@ template <class T, class Op, unsigned Size, class Parent>
 std::decay_t<T> reduce(const thread_block_tile<Size, Parent>& tile, T&& value, Op&& op,
                        const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
   std::decay_t<T> result = value;
-  for (unsigned offset = Size / 2; offset > 0; offset /= 2) result = op(result, tile.shfl_xor(result, offset, file, line));
+  if constexpr (Size <= 32) {
+    for (unsigned offset = Size / 2; offset > 0; offset /= 2)
+      result = op(result, tile.shfl_xor(result, offset, file, line));
+  } else {
+    // Each warp of the tile first (a butterfly over its full mask), then the warps' results,
+    // broadcast from each warp's first thread, combined in warp order.
+    for (unsigned offset = 16; offset > 0; offset /= 2)
+      result = op(result, __shfl_xor_sync(0xffffffffu, result, offset, 32, file, line));
+    std::decay_t<T> total = tile.shfl(result, 0, file, line);
+    for (unsigned warp = 1; warp < Size / 32; ++warp) total = op(total, tile.shfl(result, warp * 32, file, line));
+    result = total;
+  }
   return result;
 }
 

@@ -53,6 +53,16 @@ enum class WarpOp : int {
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
                               const char* file, unsigned line);
 
+/// Collectives of a tile of whole warps (cooperative_groups' tiles of 64 to 512 threads).
+enum class TileOp : int { Sync, Shfl, Any, All };
+
+/// Waits until every thread of the caller's tile (the `tile_size` threads of the block whose
+/// linear ranks share rank / tile_size) reached the same operation, then returns this
+/// thread's result: Shfl the `value` of the tile's thread `param`, Any and All the predicate
+/// (`value`) reduced over the tile, Sync 0.
+std::uint64_t tile_collective(TileOp op, unsigned tile_size, std::uint64_t value, int param, const char* file,
+                              unsigned line);
+
 /// Block barriers: the plain one and the three that also reduce a predicate over the block.
 /// Grid: the block's part of a grid-wide barrier (see grid_sync).
 enum class BarrierKind : int { Plain, Count, And, Or, Grid };
