@@ -11,9 +11,10 @@
 ///
 /// Here: the type and its conversions, the pair type `__nv_bfloat162`, and the arithmetic
 /// intrinsics (`__hadd`, `__hmul`, `__hfma`, `__hadd2`, `__hmul2`, `__hfma2`, ...), each rounded
-/// once to nearest even as on a GPU (cudasim/narrow_float.hpp). No arithmetic operators on
-/// `__nv_bfloat16`: with implicit conversions both ways, `bf16 * float` would be ambiguous
-/// (as in CUDA); convert to float, compute, and convert back, or use the intrinsics.
+/// once to nearest even as on a GPU (cudasim/narrow_float.hpp), and CUDA's operators on
+/// `__nv_bfloat16` and `__nv_bfloat162` (`+ - * /`, their compound forms, unary `-`, `++`/`--`
+/// and comparisons), each the matching intrinsic. As in CUDA, `bf16 * float` is ambiguous (the
+/// type converts to and from float implicitly): convert one side explicitly.
 #pragma once
 
 #include <cstdint>
@@ -183,3 +184,40 @@ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
   CUDASIM_COUNT_ATOMIC(address);
   return cudasim::detail::atomic_update(address, [value](__nv_bfloat16 old) { return __hadd(old, value); });
 }
+
+// ---- operators, as CUDA's cuda_bf16.hpp defines them: each the matching intrinsic ----------------
+inline __nv_bfloat16 operator+(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hadd(a, b); }
+inline __nv_bfloat16 operator-(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hsub(a, b); }
+inline __nv_bfloat16 operator*(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hmul(a, b); }
+inline __nv_bfloat16 operator/(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hdiv(a, b); }
+inline __nv_bfloat16& operator+=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hadd(a, b); }
+inline __nv_bfloat16& operator-=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hsub(a, b); }
+inline __nv_bfloat16& operator*=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hmul(a, b); }
+inline __nv_bfloat16& operator/=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hdiv(a, b); }
+inline __nv_bfloat16 operator+(const __nv_bfloat16& a) { return a; }
+inline __nv_bfloat16 operator-(const __nv_bfloat16& a) { return __hneg(a); }
+inline __nv_bfloat16& operator++(__nv_bfloat16& a) { return a = __hadd(a, __ushort_as_bfloat16(0x3F80)); }
+inline __nv_bfloat16& operator--(__nv_bfloat16& a) { return a = __hsub(a, __ushort_as_bfloat16(0x3F80)); }
+inline __nv_bfloat16 operator++(__nv_bfloat16& a, int) { const __nv_bfloat16 old = a; ++a; return old; }
+inline __nv_bfloat16 operator--(__nv_bfloat16& a, int) { const __nv_bfloat16 old = a; --a; return old; }
+// Ordered comparisons (false with a NaN), except != (true with a NaN), as float's.
+inline bool operator==(const __nv_bfloat16& a, const __nv_bfloat16& b) { return static_cast<float>(a) == static_cast<float>(b); }
+inline bool operator!=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return static_cast<float>(a) != static_cast<float>(b); }
+inline bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) { return static_cast<float>(a) < static_cast<float>(b); }
+inline bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return static_cast<float>(a) <= static_cast<float>(b); }
+inline bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return static_cast<float>(a) > static_cast<float>(b); }
+inline bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return static_cast<float>(a) >= static_cast<float>(b); }
+
+inline __nv_bfloat162 operator+(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hadd2(a, b); }
+inline __nv_bfloat162 operator-(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hsub2(a, b); }
+inline __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hmul2(a, b); }
+inline __nv_bfloat162 operator/(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __h2div(a, b); }
+inline __nv_bfloat162& operator+=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __hadd2(a, b); }
+inline __nv_bfloat162& operator-=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __hsub2(a, b); }
+inline __nv_bfloat162& operator*=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __hmul2(a, b); }
+inline __nv_bfloat162& operator/=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __h2div(a, b); }
+inline __nv_bfloat162 operator+(const __nv_bfloat162& a) { return a; }
+inline __nv_bfloat162 operator-(const __nv_bfloat162& a) { return __hneg2(a); }
+// True when both halves compare so (__hbeq2, __hbne2 in CUDA).
+inline bool operator==(const __nv_bfloat162& a, const __nv_bfloat162& b) { return a.x == b.x && a.y == b.y; }
+inline bool operator!=(const __nv_bfloat162& a, const __nv_bfloat162& b) { return a.x != b.x && a.y != b.y; }

@@ -2,7 +2,9 @@
 /// @brief The CUDA Toolkit's CUDART_* constants that programs use (pi, infinities, logarithms,
 /// powers of two), float (`_F`) and double, as exact hexadecimal literals of the nearest value.
 /// The toolkit's split high/low parts (`_HI`, `_LO`) and its libm internals are not provided:
-/// using one is a compile error that names it.
+/// using one is a compile error that names it. CUDA defines the infinities, NaNs, negative zeros,
+/// CUDART_MIN_DENORM(_F) and CUDART_MAX_NORMAL_F through device intrinsics, so a program meant
+/// for a GPU too uses those in device code only; here they work in host code as well.
 #pragma once
 
 #define CUDART_INF_F (__builtin_huge_valf())

@@ -335,6 +335,47 @@ TEST(BFloat162, ConvertsAndComputesLaneWiseRoundingOnce) {
   EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
 
+/// bf16 and bfloat162 operators (CUDA's, as llm.c uses them): each the matching intrinsic,
+/// rounded once; out gets 8 floats.
+__global__ void bfloat16_operators(float* out) {
+  const __nv_bfloat16 a = __float2bfloat16(3.0f), b = __float2bfloat16(1.0f + 3.0f / 128);
+  __nv_bfloat16 c = a * b;  // 3.0703125 is a tie between 3.0625 and 3.078125: even
+  c += b;
+  const __nv_bfloat162 p = __floats2bfloat162_rn(3.0f, 2.0f), q = __floats2bfloat162_rn(1.0f + 3.0f / 128, 0.5f);
+  __nv_bfloat162 r = p + q;
+  r -= q * q;
+  out[0] = __bfloat162float(c);
+  out[1] = __bfloat162float(-a);
+  out[2] = (a > b) + 2 * (a == a) + 4 * (a != b) + 8 * (b >= a);
+  out[3] = __low2float(r);
+  out[4] = __high2float(r);
+  out[5] = (p == p) + 2 * (p != q) + 4 * (p == q);
+  __nv_bfloat16 n = a;
+  ++n;
+  out[6] = __bfloat162float(n);
+  out[7] = __bfloat162float(a / b);
+}
+
+TEST(BFloat16, OperatorsAreTheIntrinsics) {
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 8 * sizeof(float)), cudaSuccess);
+  bfloat16_operators<<<1, 1>>>(d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<float> h(8);
+  ASSERT_EQ(cudaMemcpy(h.data(), d, 8 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  const auto bf = [](float x) { return __bfloat162float(__float2bfloat16(x)); };
+  EXPECT_EQ(h[0], bf(3.0625f + (1.0f + 3.0f / 128)));
+  EXPECT_EQ(h[1], -3.0f);
+  EXPECT_EQ(h[2], 1 + 2 + 4);
+  const float q_lo = 1.0f + 3.0f / 128;
+  EXPECT_EQ(h[3], bf(bf(3.0f + q_lo) - bf(q_lo * q_lo)));
+  EXPECT_EQ(h[4], bf(2.5f - 0.25f));
+  EXPECT_EQ(h[5], 1 + 2);
+  EXPECT_EQ(h[6], 4.0f);
+  EXPECT_EQ(h[7], bf(3.0f / q_lo));
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
 /// Every thread of every block adds to one half and one half2 counter; the first 16 of each
 /// block to the bf16 ones (bf16 has 8 significant bits: sums above 256 would round). sm_80+.
 __global__ void add_atomically(__half2* h2, __half* h, __nv_bfloat162* b2, __nv_bfloat16* b) {

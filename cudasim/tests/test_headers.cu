@@ -13,7 +13,6 @@
 #include <builtin_types.h>
 #include <channel_descriptor.h>
 #include <cuda_profiler_api.h>
-#include <device_functions.h>
 #include <driver_types.h>
 #include <math_constants.h>
 #include <surface_indirect_functions.h>
@@ -156,7 +155,19 @@ TEST(Headers, TheMathOverloadsAreInTheGlobalNamespaceAsWithNvcc) {
   EXPECT_TRUE(isnan(sqrt(-1.0f)));
 }
 
-__global__ void circle_area(const float* r, float* area) { *area = CUDART_PI_F * *r * *r; }
+/// The constants that CUDA defines through device intrinsics (so in device code only), and the
+/// area of a circle of radius *r: out gets 9 floats.
+__global__ void math_constants_on_the_device(const float* r, float* out) {
+  out[0] = CUDART_PI_F * *r * *r;
+  out[1] = CUDART_INF_F;
+  out[2] = CUDART_NAN_F;
+  out[3] = CUDART_NEG_ZERO_F;
+  out[4] = CUDART_MIN_DENORM_F;
+  out[5] = CUDART_MAX_NORMAL_F;
+  out[6] = static_cast<float>(CUDART_INF);
+  out[7] = static_cast<float>(CUDART_NAN);
+  out[8] = static_cast<float>(CUDART_NEG_ZERO);
+}
 
 // The runtime's sub-headers (vector_types.h, ...) and math_constants.h, which programs include
 // by name: their types and the CUDART_* constants, with the values of the mathematics.
@@ -169,20 +180,24 @@ TEST(Headers, TheRuntimeSubHeadersAndMathConstantsAreThere) {
   EXPECT_EQ(CUDART_SQRT_HALF_F, static_cast<float>(std::sqrt(0.5)));
   EXPECT_DOUBLE_EQ(CUDART_L2E, 1.0 / std::log(2.0));
   EXPECT_EQ(CUDART_TWO_TO_M1022, std::ldexp(1.0, -1022));
-  EXPECT_EQ(CUDART_MIN_DENORM_F, std::numeric_limits<float>::denorm_min());
-  EXPECT_EQ(CUDART_MAX_NORMAL_F, std::numeric_limits<float>::max());
-  EXPECT_TRUE(std::isinf(CUDART_INF_F) && CUDART_INF > 0);
-  EXPECT_TRUE(std::isnan(CUDART_NAN_F) && std::isnan(CUDART_NAN));
-  EXPECT_TRUE(std::signbit(CUDART_NEG_ZERO_F) && CUDART_NEG_ZERO == 0.0);
-  float *d_r = nullptr, *d_area = nullptr, r = 2.0f, area = 0.0f;
+  float *d_r = nullptr, *d_out = nullptr, r = 2.0f;
   ASSERT_EQ(cudaMalloc(&d_r, sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&d_area, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_out, 9 * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(d_r, &r, sizeof r, cudaMemcpyHostToDevice), cudaSuccess);
-  circle_area<<<1, 1>>>(d_r, d_area);
-  ASSERT_EQ(cudaMemcpy(&area, d_area, sizeof area, cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_FLOAT_EQ(area, 4.0f * static_cast<float>(std::acos(-1.0)));
+  math_constants_on_the_device<<<1, 1>>>(d_r, d_out);
+  float out[9] = {};
+  ASSERT_EQ(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_FLOAT_EQ(out[0], 4.0f * static_cast<float>(std::acos(-1.0)));
+  EXPECT_TRUE(std::isinf(out[1]) && out[1] > 0);
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_TRUE(std::signbit(out[3]) && out[3] == 0.0f);
+  EXPECT_EQ(out[4], std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(out[5], std::numeric_limits<float>::max());
+  EXPECT_TRUE(std::isinf(out[6]) && out[6] > 0);
+  EXPECT_TRUE(std::isnan(out[7]));
+  EXPECT_TRUE(std::signbit(out[8]) && out[8] == 0.0f);
   cudaFree(d_r);
-  cudaFree(d_area);
+  cudaFree(d_out);
 }
 
 TEST(Headers, ProfilerStartAndStopSucceed) {
