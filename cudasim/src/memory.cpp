@@ -487,6 +487,34 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t leng
   return queried == cudaErrorInvalidResourceHandle ? queried : cudaSuccess;
 }
 
+namespace {
+/// Whether [ptr, ptr + count) lies in one managed allocation and `location` names this
+/// machine's host or one of its devices (the checks CUDA makes of a prefetch or an advice).
+bool valid_managed_range(const void* ptr, size_t count, cudaMemLocation location) {
+  AllocationInfo info;
+  if (ptr == nullptr || count == 0 || !find_live_allocation(ptr, info) || !is_managed_allocation(info.begin))
+    return false;
+  if (reinterpret_cast<std::uintptr_t>(ptr) + count > info.begin + info.size) return false;
+  if (location.type == cudaMemLocationTypeDevice) return location.id >= 0 && location.id < device_count();
+  return location.type == cudaMemLocationTypeHost || location.type == cudaMemLocationTypeHostNuma ||
+         location.type == cudaMemLocationTypeHostNumaCurrent;
+}
+}  // namespace
+
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location, unsigned flags,
+                                 cudaStream_t stream) {
+  if (flags != 0 || !valid_managed_range(ptr, count, location)) return record_error(cudaErrorInvalidValue);
+  const cudaError_t queried = cudaStreamQuery(stream);  // the stream must exist
+  return queried == cudaErrorInvalidResourceHandle ? queried : cudaSuccess;
+}
+
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) {
+  if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy) return record_error(cudaErrorInvalidValue);
+  // Read-mostly ignores the location; the others name a device or the host.
+  if (advice == cudaMemAdviseSetReadMostly || advice == cudaMemAdviseUnsetReadMostly) location = {cudaMemLocationTypeHost, 0};
+  return valid_managed_range(ptr, count, location) ? cudaSuccess : record_error(cudaErrorInvalidValue);
+}
+
 // ---- the device heap: malloc and free, new and delete in kernels ------------------------------
 namespace cudasim::detail {
 namespace {

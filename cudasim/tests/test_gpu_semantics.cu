@@ -94,6 +94,19 @@ TEST(ManagedMemory, AttachingToAStreamIsCheckedAndKeepsTheDataReachable) {
   ASSERT_EQ(cudaMemcpyAsync(&got, out, sizeof got, cudaMemcpyDeviceToHost, stream), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   EXPECT_EQ(got, 42u);
+  // Prefetches and advice (CUDA 13's forms, NVIDIA's UnifiedMemoryPerf) are accepted for
+  // managed memory and a real place, and change nothing the program can see.
+  const cudaMemLocation device{cudaMemLocationTypeDevice, 0}, host{cudaMemLocationTypeHost, 0};
+  EXPECT_EQ(cudaMemAdvise(managed, 64 * sizeof(unsigned), cudaMemAdviseSetPreferredLocation, device), cudaSuccess);
+  EXPECT_EQ(cudaMemAdvise(managed, 64 * sizeof(unsigned), cudaMemAdviseSetReadMostly, device), cudaSuccess);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 64 * sizeof(unsigned), device, 0, stream), cudaSuccess);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 64 * sizeof(unsigned), host, 0, stream), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(managed[0], 42u);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 65 * sizeof(unsigned), device, 0, stream), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemPrefetchAsync(out, sizeof(unsigned), device, 0, stream), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 4, cudaMemLocation{cudaMemLocationTypeDevice, 99}, 0, stream),
+            cudaErrorInvalidValue);
   // A length other than 0 or the whole allocation, bad flags, memory that is not managed.
   EXPECT_EQ(cudaStreamAttachMemAsync(stream, managed, 8, cudaMemAttachSingle), cudaErrorInvalidValue);
   EXPECT_EQ(cudaStreamAttachMemAsync(stream, managed, 0, 0x10), cudaErrorInvalidValue);

@@ -228,6 +228,14 @@ cudaError_t cudaStreamQuery(cudaStream_t stream);
 /// reachable from the host and every stream, as on a GPU with concurrent managed access.
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length = 0,
                                      unsigned flags = cudaMemAttachSingle);
+/// Moves managed memory [ptr, ptr + count) to `location` ahead of use (CUDA 13's form): checked
+/// (managed memory, a valid device or the host, flags 0, a live stream), then a no-op, since the
+/// simulator's managed memory is where both the host and every device reach it already.
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location, unsigned flags,
+                                 cudaStream_t stream = nullptr);
+/// A hint about how managed memory [ptr, ptr + count) is used (CUDA 13's form): checked as
+/// cudaMemPrefetchAsync is, and changes nothing.
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location);
 template <class T>
 inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T* ptr, size_t length = 0,
                                             unsigned flags = cudaMemAttachSingle) {

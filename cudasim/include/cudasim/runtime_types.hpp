@@ -632,6 +632,15 @@ struct cudaMemLocation {
   cudaMemLocationType type;
   int id;
 };
+/// Hints about how managed memory is used (cudaMemAdvise).
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6,
+};
 enum cudaMemAccessFlags {
   cudaMemAccessFlagsProtNone = 0,
   cudaMemAccessFlagsProtRead = 1,
