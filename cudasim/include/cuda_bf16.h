@@ -34,6 +34,18 @@ struct __nv_bfloat16 {
   __nv_bfloat16(float f);  // NOLINT(google-explicit-constructor): implicit as in CUDA
   /// Rounds `d` to float, then to bf16, as CUDA's double constructor does.
   __nv_bfloat16(double d) : __nv_bfloat16(static_cast<float>(d)) {}
+  /// Integers round to the nearest bf16 (ties to even), as CUDA's integer constructors do, so
+  /// that `__nv_bfloat16 z = 0;` compiles as with nvcc.
+  __nv_bfloat16(short i) : __nv_bfloat16(static_cast<long long>(i)) {}                    // NOLINT
+  __nv_bfloat16(unsigned short i) : __nv_bfloat16(static_cast<unsigned long long>(i)) {}  // NOLINT
+  __nv_bfloat16(int i) : __nv_bfloat16(static_cast<long long>(i)) {}                      // NOLINT
+  __nv_bfloat16(unsigned i) : __nv_bfloat16(static_cast<unsigned long long>(i)) {}        // NOLINT
+  __nv_bfloat16(long i) : __nv_bfloat16(static_cast<long long>(i)) {}                     // NOLINT
+  __nv_bfloat16(unsigned long i) : __nv_bfloat16(static_cast<unsigned long long>(i)) {}   // NOLINT
+  __nv_bfloat16(long long i)  // NOLINT
+      : __x(cudasim::detail::double_to_narrow<cudasim::detail::BFloat16>(static_cast<double>(i))) {}
+  __nv_bfloat16(unsigned long long i)  // NOLINT
+      : __x(cudasim::detail::double_to_narrow<cudasim::detail::BFloat16>(static_cast<double>(i))) {}
   /// The exact float value of this bf16.
   operator float() const;  // NOLINT(google-explicit-constructor)
 };

@@ -45,8 +45,16 @@ struct alignas(2) __half {
   /// Rounds to the nearest half (ties to even).
   __half(float f) : __x(cudasim::detail::double_to_narrow<cudasim::detail::Binary16>(f)) {}  // NOLINT
   __half(double d) : __x(cudasim::detail::double_to_narrow<cudasim::detail::Binary16>(d)) {}  // NOLINT
-  __half(int i) : __x(cudasim::detail::double_to_narrow<cudasim::detail::Binary16>(i)) {}  // NOLINT
-  __half(unsigned i) : __x(cudasim::detail::double_to_narrow<cudasim::detail::Binary16>(i)) {}  // NOLINT
+  // Integers round to the nearest half, as CUDA's integer constructors do.
+  __half(short i) : __half(static_cast<long long>(i)) {}                    // NOLINT
+  __half(unsigned short i) : __half(static_cast<unsigned long long>(i)) {}  // NOLINT
+  __half(int i) : __half(static_cast<long long>(i)) {}                      // NOLINT
+  __half(unsigned i) : __half(static_cast<unsigned long long>(i)) {}        // NOLINT
+  __half(long i) : __half(static_cast<long long>(i)) {}                     // NOLINT
+  __half(unsigned long i) : __half(static_cast<unsigned long long>(i)) {}   // NOLINT
+  __half(long long i) : __x(cudasim::detail::double_to_narrow<cudasim::detail::Binary16>(static_cast<double>(i))) {}  // NOLINT
+  __half(unsigned long long i)  // NOLINT
+      : __x(cudasim::detail::double_to_narrow<cudasim::detail::Binary16>(static_cast<double>(i))) {}
   __half& operator=(const __half_raw& raw) {
     __x = raw.x;
     return *this;

@@ -350,7 +350,7 @@ __global__ void bfloat16_operators(float* out) {
   out[3] = __low2float(r);
   out[4] = __high2float(r);
   out[5] = (p == p) + 2 * (p != q) + 4 * (p == q);
-  __nv_bfloat16 n = a;
+  __nv_bfloat16 n = 3;  // from an int, as llm.c's Packed128::zeros() builds its zero
   ++n;
   out[6] = __bfloat162float(n);
   out[7] = __bfloat162float(a / b);
@@ -372,6 +372,11 @@ TEST(BFloat16, OperatorsAreTheIntrinsics) {
   EXPECT_EQ(h[4], bf(2.5f - 0.25f));
   EXPECT_EQ(h[5], 1 + 2);
   EXPECT_EQ(h[6], 4.0f);
+  const __nv_bfloat16 big = 257;  // between 256 and 258 (bf16 steps of 2 there): a tie, to even
+  const __half odd = 2049;        // between 2048 and 2050 in half: a tie, to even
+  EXPECT_EQ(__bfloat162float(big), 256.0f);
+  EXPECT_EQ(__half2float(odd), 2048.0f);
+  EXPECT_EQ(__bfloat162float(__nv_bfloat16(-7L)), -7.0f);
   EXPECT_EQ(h[7], bf(3.0f / q_lo));
   EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
