@@ -808,7 +808,9 @@ void library_copy(const void* destination, const void* source, std::size_t bytes
   if (active != nullptr) {
     if (source != nullptr) count_library_range(source, bytes, false, pc);
     count_library_range(destination, bytes, true, pc);
-  } else if (device_work_depth == 0) {
+  } else if (device_work_depth == 0 && running_thread().launch == nullptr) {
+    // Host code. (A kernel thread of an uninstrumented program, which has no access context,
+    // is not: the optimiser turns a kernel's zero-filling or copying loop into such a call.)
     if (source != nullptr) check_host_range(source, bytes, false, pc);
     check_host_range(destination, bytes, true, pc);
   }

@@ -53,6 +53,12 @@ class RunATwoFileProgram(unittest.TestCase):
             result = self.run_course(elsewhere, *files)
             self.assertEqual(result.stdout, "scaled 1000 floats by 5: OK\n", result.stderr)
 
+    def test_loops_the_optimiser_makes_library_calls_run_as_device_code(self):
+        program = os.path.join(support.REPO_ROOT, "cudasim", "tests", "run_programs", "zero_fill_loop.cu")
+        result = self.run_course(tempfile.gettempdir(), program)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "rows zeroed and copied: OK\n", result.stderr)
+
     def test_without_the_include_folder_the_compiler_names_the_header(self):
         result = self.run_course(tempfile.gettempdir(), os.path.join(EXAMPLE, "main.cpp"),
                                  os.path.join(EXAMPLE, "kernels.cu"))
