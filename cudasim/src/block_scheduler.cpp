@@ -1212,7 +1212,9 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
         b->runnable.push_back(warp * kWarpSize + l);
       }
     }
-    if (group->op == WarpOp::Sync) instrumentation_threads_synced(warp * kWarpSize, kWarpSize, group->mask);
+    if (group->op == WarpOp::Sync)  // the warp's lanes that exist: all 32 but in a block's last warp
+      instrumentation_threads_synced(warp * kWarpSize,
+                                     static_cast<unsigned>(__builtin_popcount(existing_lanes(*b, warp))), group->mask);
     ws.pending.erase(ws.pending.begin() + (group - ws.pending.data()));
     return ws.results[lane];
   }

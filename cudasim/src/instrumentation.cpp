@@ -82,7 +82,7 @@ enum class Space { Global, Shared, Local, Host, Illegal };
 /// One byte of shared memory as racecheck sees it within the current barrier interval.
 struct ByteState {
   unsigned writer = 0;  // linear thread + 1, 0 for none
-  unsigned reader = 0;  // linear thread + 1, kManyReaders, or 0
+  unsigned reader = 0;  // linear thread + 1, kWarpReaders | warp, kManyReaders, or 0
   const void* write_pc = nullptr;
   const void* read_pc = nullptr;
 };
@@ -93,6 +93,18 @@ struct WordState {
   ByteState bytes[4];
 };
 constexpr unsigned kManyReaders = ~0u;
+/// Several readers, all in one warp: kWarpReaders | the warp's index in the block. A
+/// __syncwarp of that whole warp forgets them; readers from several warps only a block barrier.
+constexpr unsigned kWarpReaders = 0x80000000u;
+constexpr unsigned kWarp = 32;
+bool several_readers(unsigned reader) { return reader != 0 && (reader & kWarpReaders) != 0; }
+/// The reader state after thread `me` (rank + 1) reads a byte that `reader` had read.
+unsigned add_reader(unsigned reader, unsigned me) {
+  if (reader == 0 || reader == me || reader == kManyReaders) return reader == 0 ? me : reader;
+  const unsigned my_warp = (me - 1) / kWarp;
+  const unsigned their_warp = several_readers(reader) ? (reader & ~kWarpReaders) : (reader - 1) / kWarp;
+  return my_warp == their_warp ? (kWarpReaders | my_warp) : kManyReaders;
+}
 
 /// One warp-wide global request being gathered: the same access (the k-th global access of
 /// each lane, at the same instruction) of the lanes of one warp, and the 32-byte sectors it
@@ -363,7 +375,7 @@ void check_dynamic_shared(AccessContext& c, std::uintptr_t a, unsigned bytes, bo
 void report_race(unsigned me, const ByteState& b, unsigned other_writer, std::uintptr_t a, unsigned bytes, bool store,
                  const void* pc) {
   const bool after_write = other_writer != 0;
-  const std::string other = after_write || b.reader != kManyReaders
+  const std::string other = after_write || !several_readers(b.reader)
                                 ? describe_thread_id((after_write ? other_writer : b.reader) - 1)
                                 : std::string("several other threads");
   const std::string other_site = describe_code_address(after_write ? b.write_pc : b.read_pc);
@@ -389,11 +401,9 @@ void record_shared_access(AccessContext& c, std::uintptr_t a, unsigned bytes, bo
       if (store) {
         b.writer = me;
         b.write_pc = pc;
-      } else if (b.reader == 0 || b.reader == me) {
-        b.reader = me;
-        b.read_pc = pc;
       } else {
-        b.reader = kManyReaders;
+        if (b.reader == 0 || b.reader == me) b.read_pc = pc;
+        b.reader = add_reader(b.reader, me);
       }
     }
   }
@@ -593,16 +603,25 @@ void instrumentation_set_stack(const void* low, const void* high) {
 void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes) {
   AccessContext* c = active;
   if (c == nullptr || !c->racecheck) return;
-  // Threads are stored as rank + 1. A byte read by several threads (kManyReaders) is forgotten
-  // too: they may all be of this group, and a race missed is better than one invented.
+  // Threads are stored as rank + 1. Readers of one warp (kWarpReaders) are forgotten when the
+  // group holds that whole warp: a __syncwarp of all its lanes, or a tile it belongs to. Readers
+  // of several warps (kManyReaders) stay until a block barrier: a __syncwarp cannot order them
+  // (a tiled kernel with a block barrier swapped for __syncwarp still races).
   const auto synced = [&](unsigned stored) {
     if (stored == 0 || stored - 1 < first || stored - 1 >= first + count) return false;
     return count > 32 || ((lanes >> (stored - 1 - first)) & 1u) != 0;
   };
+  const unsigned first_warp = first / kWarp, warps = (count + kWarp - 1) / kWarp;
+  const bool whole_warps = count > 32 || lanes == (count == 32 ? ~0u : (1u << count) - 1);
+  const auto warp_synced = [&](unsigned reader) {
+    if (!whole_warps || reader == kManyReaders || !several_readers(reader)) return false;
+    const unsigned warp = reader & ~kWarpReaders;
+    return warp >= first_warp && warp < first_warp + warps;
+  };
   for (auto& [word, state] : c->shared_words)
     for (ByteState& b : state.bytes) {
       if (synced(b.writer)) b.writer = 0;
-      if (b.reader == kManyReaders || synced(b.reader)) b.reader = 0;
+      if (synced(b.reader) || warp_synced(b.reader)) b.reader = 0;
     }
 }
 

@@ -415,12 +415,41 @@ __global__ void exchange_after_syncwarp(int* out, bool across_warps) {
   out[threadIdx.x] = values[partner];
 }
 
+// The tiled kernel above with its second block barrier swapped for __syncwarp(): every warp
+// read the tile, so the next tile's writes still race with the other warps' reads.
+template <int T>
+__global__ void tiled_matmul_syncwarp_for_second_barrier(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[T][T], bs[T][T];
+  const int row = blockIdx.y * T + threadIdx.y, col = blockIdx.x * T + threadIdx.x;
+  float sum = 0;
+  for (int k0 = 0; k0 < n; k0 += T) {
+    as[threadIdx.y][threadIdx.x] = a[row * n + k0 + threadIdx.x];
+    bs[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < T; ++k) sum += as[threadIdx.y][k] * bs[k][threadIdx.x];
+    __syncwarp();
+  }
+  c[row * n + col] = sum;
+}
+
 TEST_F(Memcheck, SyncwarpOrdersTheSharedMemoryOfItsLanesOnly) {
   int* out;
   ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(int)), cudaSuccess);
   EXPECT_EQ(report_of([&] { exchange_after_syncwarp<<<1, 64>>>(out, false); }, cudaSuccess), "");
   const std::string report = report_of([&] { exchange_after_syncwarp<<<1, 64>>>(out, true); }, cudaErrorLaunchFailure);
   EXPECT_CONTAINS(report, "race on shared memory");
+}
+
+TEST_F(Memcheck, ASyncwarpInPlaceOfABlockBarrierStillRaces) {
+  const int n = 32;
+  float *a, *b, *c;
+  ASSERT_EQ(cudaMalloc(&a, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c, n * n * sizeof(float)), cudaSuccess);
+  const std::string tiled = report_of(
+      [&] { tiled_matmul_syncwarp_for_second_barrier<16><<<dim3(2, 2), dim3(16, 16)>>>(a, b, c, n); },
+      cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(tiled, "race on shared memory");
 }
 
 __global__ void last_writer_after_barrier(int* out) {
