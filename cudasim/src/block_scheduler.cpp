@@ -1283,7 +1283,8 @@ std::uint64_t tile_collective(TileOp op, unsigned tile_size, std::uint64_t value
     --b->tile_waiters;
     b->runnable.push_back(other);
   }
-  instrumentation_threads_synced(group->first, group->expected, ~0u);
+  instrumentation_threads_synced(group->first, group->expected, ~0u,
+                                 group->expected == static_cast<unsigned>(b->cursor.num_threads));
   b->tile_groups.erase(b->tile_groups.begin() + (group - b->tile_groups.data()));
   return result;
 }

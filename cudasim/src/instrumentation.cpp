@@ -600,9 +600,13 @@ void instrumentation_set_stack(const void* low, const void* high) {
     c->stack = {reinterpret_cast<std::uintptr_t>(low), reinterpret_cast<std::uintptr_t>(high)};
 }
 
-void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes) {
+void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes, bool whole_block) {
   AccessContext* c = active;
   if (c == nullptr || !c->racecheck) return;
+  if (whole_block) {
+    c->shared_words.clear();
+    return;
+  }
   // Threads are stored as rank + 1. Readers of one warp (kWarpReaders) are forgotten when the
   // group holds that whole warp: a __syncwarp of all its lanes, or a tile it belongs to. Readers
   // of several warps (kManyReaders) stay until a block barrier: a __syncwarp cannot order them

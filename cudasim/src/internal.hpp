@@ -236,7 +236,9 @@ void instrumentation_barrier_released(unsigned arrivals);
 /// and of those only the ones whose bit is set in `lanes` when count <= 32 (a warp's
 /// __syncwarp(mask)). Racecheck forgets their shared-memory accesses so far, as a block barrier
 /// forgets everyone's: memory is ordered among the threads of a __syncwarp or a tile's sync.
-void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes);
+/// `whole_block`: the group is every thread of the block (a tile as large as the block), which
+/// orders everyone's accesses as a block barrier does.
+void instrumentation_threads_synced(unsigned first, unsigned count, std::uint32_t lanes, bool whole_block = false);
 /// Called by the scheduler for each thread that calls a warp operation.
 void instrumentation_count_warp_op();
 /// Which checks are on (from CUDASIM_CHECK): races between barriers, shuffled thread order.

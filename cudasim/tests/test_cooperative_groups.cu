@@ -365,6 +365,38 @@ void check_multi_warp_tiles() {
   EXPECT_EQ(cudaFree(d_out), cudaSuccess);
 }
 
+/// A 256-thread tile of a 256-thread block is the block: its sync orders everyone's shared
+/// memory, as a __syncthreads() would (a transpose through shared memory, read across warps).
+__global__ void transpose_through_a_whole_block_tile(const int* in, int* out) {
+  __shared__ int tile_data[16][17];
+  auto tile = cg::tiled_partition<kBigBlock>(cg::this_thread_block());
+  for (int round = 0; round < 2; ++round) {
+    tile_data[threadIdx.y][threadIdx.x] = in[round * 256 + threadIdx.y * 16 + threadIdx.x];
+    tile.sync();
+    // Row 0 is read by threads of every warp, then overwritten in the next round.
+    out[round * 256 + threadIdx.y * 16 + threadIdx.x] = tile_data[threadIdx.x][threadIdx.y] + tile_data[0][threadIdx.x];
+    tile.sync();
+  }
+}
+
+TEST(MultiWarpTile, ATileAsLargeAsTheBlockSynchronisesTheBlock) {
+  std::vector<int> in(512);
+  for (int i = 0; i < 512; ++i) in[i] = i * 3 + 1;
+  int *d_in = nullptr, *d_out = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_in, 512 * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_out, 512 * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_in, in.data(), 512 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  transpose_through_a_whole_block_tile<<<1, dim3(16, 16)>>>(d_in, d_out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<int> out = download(d_out, 512);
+  for (int r = 0; r < 2; ++r)
+    for (int y = 0; y < 16; ++y)
+      for (int x = 0; x < 16; ++x)
+        EXPECT_EQ(out[r * 256 + y * 16 + x], in[r * 256 + x * 16 + y] + in[r * 256 + x]);
+  EXPECT_EQ(cudaFree(d_in), cudaSuccess);
+  EXPECT_EQ(cudaFree(d_out), cudaSuccess);
+}
+
 TEST(MultiWarpTile, SyncShuffleVotesAndReduceStayInsideTheTile) {
   check_multi_warp_tiles<64>();
   check_multi_warp_tiles<128>();
