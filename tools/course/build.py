@@ -1,8 +1,11 @@
 """Configure and build one CMake build folder, quietly unless something fails."""
+import contextlib
+import fcntl
 import os
 import re
 import shutil
 import subprocess
+import threading
 from typing import Dict, List, Optional, Sequence
 
 from . import ui
@@ -13,6 +16,51 @@ from .manifest import MANIFEST_NAME, Manifest, load_manifest
 # Folders never searched for CMake inputs when deciding whether a build is stale.
 STAMP_NAME = "course_configured.stamp"
 _SKIP_DIRS = {".git", "build", "__pycache__", ".cache"}
+LOCK_NAME = ".course.lock"
+
+# Locks this process holds, per (folder, thread), with how deeply each is nested.
+_held_locks: Dict[tuple, list] = {}
+_held_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str):
+    """Holds the build folder for one ``./course`` at a time.
+
+    Two CMake runs in one folder overwrite each other's generated files (two ``./course run``
+    started together after a CMake file changed: one failed in FindDoxygen's
+    ``configure_file``), and two ninja runs race on the same outputs. The lock is an ``flock``
+    on a file in the folder, so it dies with its process; it is re-entrant within one thread,
+    and another thread of the same process waits as another process does."""
+    os.makedirs(folder, exist_ok=True)
+    key = (os.path.realpath(folder), threading.get_ident())
+    with _held_locks_guard:
+        held = _held_locks.get(key)
+        if held:
+            held[1] += 1
+    if held:
+        try:
+            yield
+        finally:
+            with _held_locks_guard:
+                held[1] -= 1
+        return
+    fd = os.open(os.path.join(folder, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            ui.progress("waiting for another ./course that is building in %s ..." % folder)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        with _held_locks_guard:
+            _held_locks[key] = [fd, 1]
+        try:
+            yield
+        finally:
+            with _held_locks_guard:
+                del _held_locks[key]
+    finally:
+        os.close(fd)          # closing the descriptor releases the flock
 
 
 def cpu_count() -> int:
@@ -176,7 +224,15 @@ class BuildDir:
             return "CMake files changed"
         return None
 
+    def lock(self):
+        """``with build.lock():`` keeps other ``./course`` processes out of this folder."""
+        return folder_lock(self.path)
+
     def configure(self, force: bool = False) -> None:
+        with self.lock():
+            self._configure(force)
+
+    def _configure(self, force: bool) -> None:
         reason = "requested" if force else self.configure_reason()
         if reason is None:
             return
@@ -237,8 +293,9 @@ class BuildDir:
 
     def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
         """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
-        proc = subprocess.run(self.build_command(targets, jobs), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True, errors="replace")
+        with self.lock():
+            proc = subprocess.run(self.build_command(targets, jobs), stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, universal_newlines=True, errors="replace")
         return BuildOutcome(proc.returncode == 0, proc.stdout)
 
     def build_each(self, targets: List[str], label: Dict[str, str]) -> Dict[str, BuildOutcome]:

@@ -321,9 +321,10 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
         if option.startswith("-I") and not os.path.isdir(option[2:]):
             raise CourseError("-I %s: no such folder" % option[2:])
     build = session.build_dir()
-    build.configure()
-    recipe = load_recipe(build.path)
-    _ensure_tools_built(build, recipe)
+    with build.lock():                  # configure and build the runtime as one step
+        build.configure()
+        recipe = load_recipe(build.path)
+        _ensure_tools_built(build, recipe)
     key = cache_key(sources, dict(recipe, _instrumented=instrumented), options)
     cache_dir = os.path.join(build.path, "run-cache", key)
     exe = os.path.join(cache_dir, os.path.splitext(os.path.basename(sources[0]))[0])

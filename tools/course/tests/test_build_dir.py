@@ -1,13 +1,15 @@
 """When a build folder must be configured again, and how: a change of compiler starts clean."""
 import os
 import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
 import support  # noqa: F401  (puts tools/ on sys.path)
 from course.backend import Toolchain
-from course.build import STAMP_NAME, BuildDir
+from course.build import STAMP_NAME, BuildDir, folder_lock
 from course.manifest import MANIFEST_NAME
 
 
@@ -82,3 +84,50 @@ class CompilerChanges(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OneCourseAtATimePerFolder(unittest.TestCase):
+    """Two ./course processes never configure or build one folder at the same time."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ["rm", "-rf", self.folder])
+
+    def hold_in_another_process(self, seconds: float) -> subprocess.Popen:
+        """A process that takes the folder's lock, says so on stdout, and keeps it a while."""
+        code = ("import sys, time; sys.path.insert(0, %r)\n"
+                "from course.build import folder_lock\n"
+                "with folder_lock(%r):\n"
+                "    print('held', flush=True); time.sleep(%r)\n") % (
+            support.TOOLS_DIR, self.folder, seconds)
+        holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(holder.stdout.readline().strip(), "held")
+        return holder
+
+    @staticmethod
+    def finish(holder: subprocess.Popen) -> int:
+        holder.stdout.close()
+        return holder.wait()
+
+    def test_waits_for_the_process_that_holds_the_folder(self):
+        holder = self.hold_in_another_process(1.0)
+        started = time.monotonic()
+        with mock.patch("course.ui.progress") as progress, folder_lock(self.folder):
+            waited = time.monotonic() - started
+        self.finish(holder)
+        self.assertGreater(waited, 0.8, "entered while the other process still held the folder")
+        self.assertIn("waiting for another ./course", progress.call_args[0][0])
+
+    def test_is_reentrant_within_one_thread_and_released_after(self):
+        with folder_lock(self.folder):
+            with folder_lock(self.folder):        # configure() inside compile_program's lock
+                pass
+        holder = self.hold_in_another_process(0.0)   # free again: another process gets it at once
+        self.assertEqual(self.finish(holder), 0)
+
+    def test_a_dead_holder_releases_the_folder(self):
+        holder = self.hold_in_another_process(60.0)
+        holder.kill()
+        self.finish(holder)
+        with folder_lock(self.folder):
+            pass
