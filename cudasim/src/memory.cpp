@@ -475,25 +475,24 @@ cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned, const char* fil
   return status;
 }
 
-cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length, unsigned flags) {
-  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
-    return record_error(cudaErrorInvalidValue);
-  AllocationInfo info;
-  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
-  if (ptr == nullptr || !find_live_allocation(ptr, info) || !is_managed_allocation(info.begin) ||
-      (length != 0 && (address != info.begin || length != info.size)))
-    return record_error(cudaErrorInvalidValue);
-  const cudaError_t queried = cudaStreamQuery(stream);  // the stream must exist
+namespace {
+/// The live managed allocation that holds `ptr` (what CUDA's managed-memory calls require).
+bool find_managed_allocation(const void* ptr, AllocationInfo& info) {
+  return ptr != nullptr && find_live_allocation(ptr, info) && is_managed_allocation(info.begin);
+}
+
+/// What an asynchronous call answers for its stream: an error only when the stream does not
+/// exist (a busy stream is no error).
+cudaError_t stream_must_exist(cudaStream_t stream) {
+  const cudaError_t queried = cudaStreamQuery(stream);
   return queried == cudaErrorInvalidResourceHandle ? queried : cudaSuccess;
 }
 
-namespace {
 /// Whether [ptr, ptr + count) lies in one managed allocation and `location` names this
 /// machine's host or one of its devices (the checks CUDA makes of a prefetch or an advice).
 bool valid_managed_range(const void* ptr, size_t count, cudaMemLocation location) {
   AllocationInfo info;
-  if (ptr == nullptr || count == 0 || !find_live_allocation(ptr, info) || !is_managed_allocation(info.begin))
-    return false;
+  if (count == 0 || !find_managed_allocation(ptr, info)) return false;
   if (reinterpret_cast<std::uintptr_t>(ptr) + count > info.begin + info.size) return false;
   if (location.type == cudaMemLocationTypeDevice) return location.id >= 0 && location.id < device_count();
   return location.type == cudaMemLocationTypeHost || location.type == cudaMemLocationTypeHostNuma ||
@@ -501,11 +500,21 @@ bool valid_managed_range(const void* ptr, size_t count, cudaMemLocation location
 }
 }  // namespace
 
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length, unsigned flags) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+    return record_error(cudaErrorInvalidValue);
+  AllocationInfo info;
+  // A length of 0 attaches the whole allocation; any other must be exactly its extent.
+  if (!find_managed_allocation(ptr, info) ||
+      (length != 0 && (reinterpret_cast<std::uintptr_t>(ptr) != info.begin || length != info.size)))
+    return record_error(cudaErrorInvalidValue);
+  return stream_must_exist(stream);
+}
+
 cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location, unsigned flags,
                                  cudaStream_t stream) {
   if (flags != 0 || !valid_managed_range(ptr, count, location)) return record_error(cudaErrorInvalidValue);
-  const cudaError_t queried = cudaStreamQuery(stream);  // the stream must exist
-  return queried == cudaErrorInvalidResourceHandle ? queried : cudaSuccess;
+  return stream_must_exist(stream);
 }
 
 cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) {
