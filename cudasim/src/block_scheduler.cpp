@@ -1146,18 +1146,30 @@ ThreadSlot& record_fiber_wait(Worker& w, BlockRun& b, unsigned t, WaitKind kind,
 }
 }  // namespace
 
+namespace {
+/// The prologue of every operation a thread may wait in besides the block barrier: the
+/// thread's block (nullptr outside a kernel) with its bookkeeping ready, and the thread's
+/// linear index. A fissioned block runs its threads one after another and cannot wait.
+BlockRun* enter_collective(const char* what, const char* file, unsigned line, unsigned& thread) {
+  BlockRun* b = worker().block;
+  if (b == nullptr) return nullptr;
+  if (b->fissioned) refuse_wait_in_fissioned_block(what, file, line);
+  ensure_slots(*b);
+  thread = linear_thread();
+  sync_cursor(*b, thread);
+  return b;
+}
+}  // namespace
+
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
                               const char* file, unsigned line) {
-  Worker& w = worker();
-  BlockRun* b = w.block;
+  unsigned t = 0;
+  BlockRun* b = enter_collective(warp_op_name(op), file, line, t);
   if (b == nullptr) {
     report("%s called outside a kernel at %s:%u; ignored", warp_op_name(op), file, line);
     return value;
   }
-  if (b->fissioned) refuse_wait_in_fissioned_block(warp_op_name(op), file, line);
-  ensure_slots(*b);
-  const unsigned t = linear_thread();
-  sync_cursor(*b, t);
+  Worker& w = worker();
   const unsigned warp = t / kWarpSize;
   const unsigned lane = t % kWarpSize;
   if (!((mask >> lane) & 1u))
@@ -1227,16 +1239,13 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 
 std::uint64_t tile_collective(TileOp op, unsigned tile_size, std::uint64_t value, int param, const char* file,
                               unsigned line) {
-  Worker& w = worker();
-  BlockRun* b = w.block;
+  unsigned t = 0;
+  BlockRun* b = enter_collective(tile_op_name(op), file, line, t);
   if (b == nullptr) {
     report("%s called outside a kernel at %s:%u; ignored", tile_op_name(op), file, line);
     return value;
   }
-  if (b->fissioned) refuse_wait_in_fissioned_block(tile_op_name(op), file, line);
-  ensure_slots(*b);
-  const unsigned t = linear_thread();
-  sync_cursor(*b, t);
+  Worker& w = worker();
   instrumentation_count_warp_op();
   const unsigned first = t - t % tile_size;
   const unsigned expected = std::min<unsigned>(tile_size, static_cast<unsigned>(b->cursor.num_threads) - first);
@@ -1290,13 +1299,10 @@ std::uint64_t tile_collective(TileOp op, unsigned tile_size, std::uint64_t value
 }
 
 unsigned coalesced_lanes(const char* file, unsigned line, const char* what) {
-  Worker& w = worker();
-  BlockRun* b = w.block;
+  unsigned t = 0;
+  BlockRun* b = enter_collective(what, file, line, t);
   if (b == nullptr) return 1;
-  if (b->fissioned) refuse_wait_in_fissioned_block(what, file, line);
-  ensure_slots(*b);
-  const unsigned t = linear_thread();
-  sync_cursor(*b, t);
+  Worker& w = worker();
   record_fiber_wait(w, *b, t, WaitKind::Coalesced, file, line, what);
   ++b->coalesced_waiters;
   park(w);
