@@ -330,15 +330,24 @@ int check_global(AccessContext& c, std::uintptr_t a, unsigned bytes, bool store,
   if (find_live_allocation(p, info) && a + bytes <= info.begin + info.size) {
     const int here = c.launch->device;
     const int peer = info.device >= 0 && info.device != here ? info.device : -1;
-    if (peer >= 0 && !peer_access_enabled(here, peer))
+    bool pool_grants = false;
+    const bool from_pool = peer >= 0 && pool_allocation_access(info.begin, here, pool_grants);
+    if (peer >= 0 && !(from_pool ? pool_grants : peer_access_enabled(here, peer))) {
+      const std::string remedy =
+          from_pool ? format_string("it came from device %d's memory pool (cudaMallocAsync), which peer access "
+                                    "does not reach: call cudaMemPoolSetAccess on that pool with a "
+                                    "cudaMemAccessDesc for device %d, cudaMemAccessFlagsProtReadWrite",
+                                    peer, here)
+                    : format_string("call cudaDeviceEnablePeerAccess(%d, 0) with device %d current first", peer, here);
       fault(cudaErrorIllegalAddress,
             format_string("global %s of %u bytes at byte %zu of the %zu-byte allocation made at %s:%u, "
                           "which is memory of device %d, but the kernel runs on device %d, which has "
-                          "no peer access to it (call cudaDeviceEnablePeerAccess(%d, 0) with device %d "
-                          "current first)",
+                          "no %s to it (%s)",
                           what, bytes, static_cast<std::size_t>(a - info.begin), info.size, info.file,
-                          info.line, peer, here, peer, here),
+                          info.line, peer, here, from_pool ? "access through the pool" : "peer access",
+                          remedy.c_str()),
             pc);
+    }
     c.remember(info, peer);
     return peer;
   }

@@ -54,6 +54,10 @@ bool is_device_heap_block(const void* pointer);
 void forget_device_heap(int device);
 /// Whether kernels on `device` may access `peer`'s memory (cudaDeviceEnablePeerAccess).
 bool peer_access_enabled(int device, int peer);
+/// Whether the allocation that starts at `begin` came from a memory pool (cudaMallocAsync,
+/// cudaMallocFromPoolAsync); if so, `accessible` says whether its pool lets kernels on
+/// `device` access it (cudaMemPoolSetAccess). Peer access does not reach pool memory on a GPU.
+bool pool_allocation_access(std::uintptr_t begin, int device, bool& accessible);
 constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
 /// Size of each worker's dynamic shared memory buffer: the H100's opt-in maximum, rounded up.
 constexpr std::size_t kDynamicSharedCapacity = 228 * 1024;

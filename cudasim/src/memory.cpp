@@ -215,6 +215,7 @@ Arena& arena() {
 /// reserved are the same here: freed memory goes back at once), and its attributes.
 struct MemPool : CUmemPoolHandle_st {
   int device = 0;
+  std::uint64_t accessible_from = 0;  // devices besides its own granted access, a bit each (cudaMemPoolSetAccess)
   std::uint64_t used = 0, used_high = 0;
   std::uint64_t release_threshold = 0;
   int reuse_follow_event_dependencies = 1, reuse_allow_opportunistic = 1, reuse_allow_internal_dependencies = 1;
@@ -246,14 +247,27 @@ void count_pool_free(const void* p) {
   pool_allocations.erase(it);
 }
 
-/// The memory of `device` was all freed (cudaDeviceReset).
+/// The memory of `device` was all freed (cudaDeviceReset), and its default pool is new.
 void forget_pool_allocations(int device) {
   std::lock_guard<std::mutex> lock(pools_mutex);
   for (auto it = pool_allocations.begin(); it != pool_allocations.end();)
     it = it->second.first == device ? pool_allocations.erase(it) : std::next(it);
   pool_of(device).used = 0;
+  pool_of(device).accessible_from = 0;
 }
 
+}  // namespace
+
+bool pool_allocation_access(std::uintptr_t begin, int device, bool& accessible) {
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  const auto it = pool_allocations.find(begin);
+  if (it == pool_allocations.end()) return false;
+  const int owner = it->second.first;
+  accessible = owner == device || ((pool_of(owner).accessible_from >> device) & 1u);
+  return true;
+}
+
+namespace {
 /// Page-locked host buffers from cudaMallocHost/cudaHostAlloc/cudaHostRegister.
 std::mutex pinned_mutex;
 std::map<std::uintptr_t, std::size_t> pinned;
@@ -660,6 +674,42 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribut
     case cudaMemPoolAttrUsedMemHigh: *static_cast<std::uint64_t*>(value) = p.used_high; break;
     default: return record_error(cudaErrorInvalidValue);
   }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* descriptions, size_t count) {
+  if (pool == nullptr || (descriptions == nullptr && count != 0)) return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  MemPool& p = *static_cast<MemPool*>(pool);
+  // All are checked before any is applied, as the driver does.
+  for (size_t i = 0; i < count; ++i) {
+    const cudaMemAccessDesc& d = descriptions[i];
+    if (d.location.type != cudaMemLocationTypeDevice) return record_error(cudaErrorInvalidValue);
+    if (d.location.id < 0 || d.location.id >= device_count()) return record_error(cudaErrorInvalidDevice);
+    // A pool's memory is read-write for its own device, always; read-only access is not offered.
+    if (d.flags == cudaMemAccessFlagsProtRead) return record_error(cudaErrorInvalidValue);
+    if (d.flags != cudaMemAccessFlagsProtNone && d.flags != cudaMemAccessFlagsProtReadWrite)
+      return record_error(cudaErrorInvalidValue);
+    if (d.location.id == p.device && d.flags != cudaMemAccessFlagsProtReadWrite)
+      return record_error(cudaErrorInvalidDevice);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const cudaMemAccessDesc& d = descriptions[i];
+    if (d.location.id == p.device) continue;
+    const std::uint64_t bit = std::uint64_t{1} << d.location.id;
+    p.accessible_from = d.flags == cudaMemAccessFlagsProtReadWrite ? (p.accessible_from | bit) : (p.accessible_from & ~bit);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, cudaMemLocation* location) {
+  if (flags == nullptr || pool == nullptr || location == nullptr || location->type != cudaMemLocationTypeDevice)
+    return record_error(cudaErrorInvalidValue);
+  if (location->id < 0 || location->id >= device_count()) return record_error(cudaErrorInvalidDevice);
+  std::lock_guard<std::mutex> lock(pools_mutex);
+  const MemPool& p = *static_cast<MemPool*>(pool);
+  const bool granted = location->id == p.device || ((p.accessible_from >> location->id) & 1u);
+  *flags = granted ? cudaMemAccessFlagsProtReadWrite : cudaMemAccessFlagsProtNone;
   return cudaSuccess;
 }
 

@@ -310,6 +310,88 @@ TEST_F(Devices, AKernelTouchingAnotherDevicesMemoryWithoutPeerAccessFails) {
 }
 #endif  // CUDASIM
 
+/// `access` for `device` in `pool` (cudaMemPoolGetAccess).
+cudaMemAccessFlags pool_access_of(cudaMemPool_t pool, int device) {
+  cudaMemLocation where{cudaMemLocationTypeDevice, device};
+  cudaMemAccessFlags flags = cudaMemAccessFlagsProtRead;  // neither answer
+  EXPECT_EQ(cudaMemPoolGetAccess(&flags, pool, &where), cudaSuccess);
+  return flags;
+}
+
+cudaError_t set_pool_access(cudaMemPool_t pool, int device, cudaMemAccessFlags flags) {
+  cudaMemAccessDesc grant{};
+  grant.location = {cudaMemLocationTypeDevice, device};
+  grant.flags = flags;
+  return cudaMemPoolSetAccess(pool, &grant, 1);
+}
+
+TEST_F(Devices, AKernelReadsAnotherDevicesPoolMemoryOnceThePoolGrantsAccess) {
+  const int n = 1000;
+  std::vector<float> ones(n, 1.0f), twos(n, 2.0f), back(n);
+  cudaMemPool_t pool1 = nullptr;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool1, 1), cudaSuccess);
+  EXPECT_EQ(pool_access_of(pool1, 1), cudaMemAccessFlagsProtReadWrite);  // its own device
+  EXPECT_EQ(pool_access_of(pool1, 0), cudaMemAccessFlagsProtNone);
+  ASSERT_EQ(set_pool_access(pool1, 0, cudaMemAccessFlagsProtReadWrite), cudaSuccess);
+  EXPECT_EQ(pool_access_of(pool1, 0), cudaMemAccessFlagsProtReadWrite);
+
+  float *on0 = nullptr, *on1 = nullptr;
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaMallocAsync(&on1, n * sizeof(float), nullptr), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(on1, twos.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);  // no cudaDeviceEnablePeerAccess: the pool's grant is enough
+  ASSERT_EQ(cudaMalloc(&on0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(on0, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  add_into<<<(n + 127) / 128, 128>>>(on1, on0, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(back.data(), on0, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back[0], 3.0f);
+  EXPECT_EQ(back[n - 1], 3.0f);
+
+  ASSERT_EQ(set_pool_access(pool1, 0, cudaMemAccessFlagsProtNone), cudaSuccess);  // taken back
+  EXPECT_EQ(pool_access_of(pool1, 0), cudaMemAccessFlagsProtNone);
+  ASSERT_EQ(cudaFree(on0), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaFreeAsync(on1, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+#ifdef CUDASIM
+TEST_F(Devices, APoolRefusesAccessItWasNotAskedFor) {
+  cudaMemPool_t pool1 = nullptr;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool1, 1), cudaSuccess);
+  EXPECT_EQ(set_pool_access(pool1, 0, cudaMemAccessFlagsProtRead), cudaErrorInvalidValue);  // not offered
+  EXPECT_EQ(set_pool_access(pool1, 1, cudaMemAccessFlagsProtNone), cudaErrorInvalidDevice);  // its own device
+  EXPECT_EQ(set_pool_access(pool1, 7, cudaMemAccessFlagsProtReadWrite), cudaErrorInvalidDevice);
+  EXPECT_EQ(pool_access_of(pool1, 0), cudaMemAccessFlagsProtNone);
+  cudaGetLastError();
+}
+
+TEST_F(Devices, PeerAccessDoesNotReachAnotherDevicesPoolMemory) {
+  if (!cudasim::stats_available()) GTEST_SKIP() << "needs the instrumentation";
+  const int n = 256;
+  float *on0 = nullptr, *on1 = nullptr;
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaMallocAsync(&on1, n * sizeof(float), nullptr), cudaSuccess);
+  ASSERT_EQ(cudaMemset(on1, 0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(on0, 0, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);  // what reaches cudaMalloc's memory only
+  testing::internal::CaptureStderr();
+  add_into<<<1, 128>>>(on1, on0, n);
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const std::string report = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(synced, cudaErrorIllegalAddress) << report;
+  for (const char* needle : {"add_into", "memory of device 1", "memory pool", "cudaMemPoolSetAccess"})
+    EXPECT_NE(report.find(needle), std::string::npos) << "expected \"" << needle << "\" in:\n" << report;
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);  // clears the sticky error (and device 0's memory)
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  EXPECT_EQ(cudaFreeAsync(on1, nullptr), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+#endif  // CUDASIM
+
 __global__ void double_each(int* values, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) values[i] *= 2;

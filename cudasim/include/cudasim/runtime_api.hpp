@@ -110,6 +110,11 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device);
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, void* value);
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, void* value);
+/// Which other devices' kernels may access the pool's allocations (read-write, or none; a
+/// pool's own device always may). On a GPU, as here, cudaDeviceEnablePeerAccess does not reach
+/// memory from a pool: a kernel on another device needs this.
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* descriptions, size_t count);
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, cudaMemLocation* location);
 /// Nothing is kept back, so there is nothing to trim.
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
 /// cudaMallocAsync from `pool`, on the pool's device.
