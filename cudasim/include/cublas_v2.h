@@ -139,6 +139,18 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
                                   int n, int k, const double* alpha, const double* const Aarray[], int lda,
                                   const double* const Barray[], int ldb, const double* beta, double* const Carray[],
                                   int ldc, int batchCount);
+/// LU factorisations of `batchSize` n x n matrices, in place: matrix i is Aarray[i] (an array of
+/// device pointers in device memory, read once the work queued before the call has run), with
+/// its row interchanges in P[i*n .. i*n+n-1] (1-based, as LAPACK's getrf) and its status in
+/// info[i]: 0, or k when U(k,k) is exactly zero (1-based). With P null nothing is pivoted, as
+/// in cuBLAS, and the factorisation of a matrix stops at its first zero pivot. Pivoted
+/// factorisations are LAPACK's getrf from the loaded OpenBLAS; where that library has no
+/// LAPACK the call returns CUBLAS_STATUS_NOT_SUPPORTED and says so.
+cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float* const Aarray[], int lda, int* P, int* info,
+                                   int batchSize);
+/// cublasSgetrfBatched in double precision.
+cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double* const Aarray[], int lda, int* P, int* info,
+                                   int batchSize);
 /// Copies n elements of elemSize bytes, incx apart in x, to incy apart in y: host to device
 /// (Set) or device to host (Get); the Async forms queue the copy on `stream`. A bad size or
 /// stride is CUBLAS_STATUS_INVALID_VALUE, a copy that fails CUBLAS_STATUS_MAPPING_ERROR.

@@ -58,6 +58,10 @@ struct Cblas {
   decltype(&::cblas_dnrm2) dnrm2 = nullptr;
   decltype(&::cblas_sasum) sasum = nullptr;
   decltype(&::cblas_dasum) dasum = nullptr;
+  // LAPACK's LU factorisation (Fortran calling convention), when the library has LAPACK, as
+  // OpenBLAS does; optional, so that a BLAS without it still serves everything else.
+  void (*sgetrf)(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info) = nullptr;
+  void (*dgetrf)(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info) = nullptr;
 };
 Cblas loaded_cblas;
 
@@ -81,13 +85,17 @@ bool load_cblas(std::string& error) {
       }
       libraries.push_back(library);
     }
-    const auto find = [&](auto& function, const char* name) {
+    const auto find_optional = [&](auto& function, const char* name) {
       for (void* library : libraries)
         if (void* symbol = dlsym(library, name)) {
           function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(symbol);
-          return;
+          return true;
         }
-      if (failure.empty()) failure = format_string("%s not found in %s", name, CUDASIM_BLAS_LIBRARIES);
+      return false;
+    };
+    const auto find = [&](auto& function, const char* name) {
+      if (!find_optional(function, name) && failure.empty())
+        failure = format_string("%s not found in %s", name, CUDASIM_BLAS_LIBRARIES);
     };
     Cblas c;
     find(c.sgemm, "cblas_sgemm");
@@ -102,6 +110,8 @@ bool load_cblas(std::string& error) {
     find(c.dnrm2, "cblas_dnrm2");
     find(c.sasum, "cblas_sasum");
     find(c.dasum, "cblas_dasum");
+    find_optional(c.sgetrf, "sgetrf_");
+    find_optional(c.dgetrf, "dgetrf_");
     if (failure.empty()) loaded_cblas = c;
   });
   error = failure;
@@ -781,6 +791,74 @@ cublasStatus_t gemm_batched(const char* api, cublasHandle_t handle, const T* con
   return CUBLAS_STATUS_SUCCESS;
 }
 
+void lapack_getrf(int n, float* a, int lda, int* pivots, int* info) { cblas().sgetrf(&n, &n, a, &lda, pivots, info); }
+void lapack_getrf(int n, double* a, int lda, int* pivots, int* info) { cblas().dgetrf(&n, &n, a, &lda, pivots, info); }
+bool have_lapack_getrf(float*) { return cblas().sgetrf != nullptr; }
+bool have_lapack_getrf(double*) { return cblas().dgetrf != nullptr; }
+
+/// LU without pivoting, in place (column-major), as cuBLAS's getrfBatched does when P is null:
+/// LAPACK has no such routine. Returns 0, or the 1-based column of the first zero pivot, where
+/// it stops (nothing can be divided by it).
+template <class T>
+int unpivoted_lu(int n, T* a, int lda) {
+  const auto at = [&](int row, int col) -> T& { return a[static_cast<long long>(col) * lda + row]; };
+  for (int k = 0; k < n; ++k) {
+    const T pivot = at(k, k);
+    if (pivot == T(0)) return k + 1;
+    for (int i = k + 1; i < n; ++i) at(i, k) /= pivot;
+    for (int j = k + 1; j < n; ++j)
+      for (int i = k + 1; i < n; ++i) at(i, j) -= at(i, k) * at(k, j);
+  }
+  return 0;
+}
+
+/// cublas<t>getrfBatched: each matrix is queued on the handle's stream as work of its own,
+/// with its pivots and its info, so that a bad pointer faults as the kernel would on a GPU.
+template <class T>
+cublasStatus_t getrf_batched(const char* api, cublasHandle_t handle, int n, T* const A[], int lda, int* P, int* info,
+                             int batchSize) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n < 0 || lda < std::max(1, n) || batchSize < 0)
+    return invalid(api, format_string("n=%d and batchSize=%d must not be negative, lda=%d at least max(1, n)", n,
+                                      batchSize, lda));
+  if (batchSize == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (A == nullptr || info == nullptr) return invalid(api, "Aarray and info must not be null");
+  if (P != nullptr && !have_lapack_getrf(static_cast<T*>(nullptr))) {
+    report("%s: the BLAS library loaded (%s) has no LAPACK getrf, which pivoted factorisations use "
+           "(install OpenBLAS: Debian/Ubuntu libopenblas-dev) (CUBLAS_STATUS_NOT_SUPPORTED)",
+           api, CUDASIM_BLAS_LIBRARIES);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  if (!kernel_accessible(A) || !kernel_accessible(A + (batchSize - 1))) {
+    report("illegal memory access in %s: Aarray (%p) is not device memory", api, static_cast<const void*>(A));
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  if (cudaStreamSynchronize(h.stream) != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+  const auto N = static_cast<std::uint64_t>(n);
+  // (2/3)n^3 FLOPs; the matrix read and written once, the pivots and info written.
+  const LibraryCost cost{2 * N * N * N / 3, 2 * N * N * sizeof(T) + (P ? N * sizeof(int) : 0) + sizeof(int)};
+  for (int b = 0; b < batchSize; ++b) {
+    T* a = A[b];
+    int* pivots = P ? P + static_cast<long long>(b) * n : nullptr;
+    int* status = info + b;
+    const cublasStatus_t queued = submit(
+        api, h,
+        {matrix("Aarray[i]", a, n, n, lda), Operand{"info", status, status},
+         P ? vector_operand("P", pivots, n, 1) : Operand{nullptr, nullptr, nullptr}},
+        [=] {
+          if (pivots != nullptr) {
+            lapack_getrf(n, a, lda, pivots, status);
+          } else {
+            *status = unpivoted_lu(n, a, lda);
+          }
+        },
+        false, cost);
+    if (queued != CUBLAS_STATUS_SUCCESS) return queued;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 /// A strided copy for cublasSet/GetVector and cublasSet/GetMatrix: `count` runs of `run` bytes,
 /// `from_stride` and `to_stride` bytes apart.
 cublasStatus_t copy_runs(const char* api, void* to, std::size_t to_stride, const void* from, std::size_t from_stride,
@@ -838,6 +916,16 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
                               [&](const double* A, const double* B, double* C) {
                                 return cublasDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
                               });
+}
+
+cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float* const Aarray[], int lda, int* P, int* info,
+                                   int batchSize) {
+  return getrf_batched<float>("cublasSgetrfBatched", handle, n, Aarray, lda, P, info, batchSize);
+}
+
+cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double* const Aarray[], int lda, int* P, int* info,
+                                   int batchSize) {
+  return getrf_batched<double>("cublasDgetrfBatched", handle, n, Aarray, lda, P, info, batchSize);
 }
 
 cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {

@@ -240,6 +240,96 @@ TEST_F(Cublas, SgemmBatchedMultipliesTheMatricesItsArraysList) {
   cudaFree(d_c_ptrs);
 }
 
+/// L (unit lower) times U, both packed in `lu` as getrf leaves them, column-major.
+template <class T>
+std::vector<double> times_lu(const std::vector<T>& lu, int n, int lda) {
+  std::vector<double> product(static_cast<size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      for (int p = 0; p <= std::min(i, j); ++p) {
+        const double l = p == i ? 1.0 : lu[i + p * lda];
+        product[i + j * n] += l * lu[p + j * lda];
+      }
+  return product;
+}
+
+/// A device array listing `matrices`' device pointers.
+template <class T>
+T** device_pointer_array(const std::vector<std::unique_ptr<DeviceBuffer<T>>>& matrices) {
+  std::vector<T*> pointers;
+  for (const auto& m : matrices) pointers.push_back(m->get());
+  T** array = nullptr;
+  EXPECT_EQ(cudaMalloc(&array, pointers.size() * sizeof(T*)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(array, pointers.data(), pointers.size() * sizeof(T*), cudaMemcpyHostToDevice), cudaSuccess);
+  return array;
+}
+
+TEST_F(Cublas, DgetrfBatchedFactorsEachMatrixWithRowInterchanges) {
+  const int n = 4, lda = 5, batches = 3;
+  std::vector<std::vector<double>> a;
+  std::vector<std::unique_ptr<DeviceBuffer<double>>> d_a;
+  for (int b = 0; b < batches; ++b) {
+    a.push_back(values<double>(lda * n, 50 + b));
+    d_a.push_back(std::make_unique<DeviceBuffer<double>>(a.back()));
+  }
+  // The third matrix has a zero second column: U(2,2) is exactly zero, info says 2.
+  for (int i = 0; i < lda; ++i) a[2][i + 1 * lda] = 0.0;
+  d_a[2] = std::make_unique<DeviceBuffer<double>>(a[2]);
+  double** d_array = device_pointer_array(d_a);
+  DeviceBuffer<int> pivots(std::vector<int>(n * batches, -1)), info(std::vector<int>(batches, -1));
+  ASSERT_CUBLAS(cublasDgetrfBatched(handle_, n, d_array, lda, pivots.get(), info.get(), batches));
+  const std::vector<int> p = pivots.download(), status = info.download();
+  EXPECT_EQ(status[0], 0);
+  EXPECT_EQ(status[1], 0);
+  EXPECT_EQ(status[2], 2);
+  for (int b = 0; b < 2; ++b) {
+    // Apply the interchanges to A in order (row i with row P[i], 1-based), then P A = L U.
+    std::vector<double> pa = a[b];
+    for (int i = 0; i < n; ++i) {
+      const int with = p[b * n + i] - 1;
+      ASSERT_GE(with, i) << "matrix " << b << ", pivot " << i;
+      ASSERT_LT(with, n) << "matrix " << b << ", pivot " << i;
+      for (int j = 0; j < n; ++j) std::swap(pa[i + j * lda], pa[with + j * lda]);
+    }
+    const std::vector<double> lu = times_lu(d_a[b]->download(), n, lda);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        EXPECT_NEAR(lu[i + j * n], pa[i + j * lda], 1e-12) << "matrix " << b << " at (" << i << "," << j << ")";
+    EXPECT_EQ(d_a[b]->download()[n], a[b][n]) << "the row past n in the leading dimension is left alone";
+  }
+  cudaFree(d_array);
+}
+
+TEST_F(Cublas, SgetrfBatchedWithoutPivotsFactorsInPlaceAndStopsAtAZeroPivot) {
+  const int n = 5, batches = 2;
+  std::vector<std::vector<float>> a;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> d_a;
+  for (int b = 0; b < batches; ++b) {
+    a.push_back(values<float>(n * n, 60 + b));
+    for (int i = 0; i < n; ++i) a[b][i + i * n] += 4.0f;  // diagonally dominant: no pivoting needed
+    d_a.push_back(std::make_unique<DeviceBuffer<float>>(a.back()));
+  }
+  a[1][0] = 0.0f;  // the first pivot of the second matrix is zero: info says 1
+  d_a[1] = std::make_unique<DeviceBuffer<float>>(a[1]);
+  float** d_array = device_pointer_array(d_a);
+  DeviceBuffer<int> info(std::vector<int>(batches, -1));
+  ASSERT_CUBLAS(cublasSgetrfBatched(handle_, n, d_array, n, nullptr, info.get(), batches));
+  const std::vector<int> status = info.download();
+  EXPECT_EQ(status[0], 0);
+  EXPECT_EQ(status[1], 1);
+  const std::vector<double> lu = times_lu(d_a[0]->download(), n, n);
+  for (int k = 0; k < n * n; ++k) EXPECT_NEAR(lu[k], a[0][k], 1e-5) << "at " << k;
+  cudaFree(d_array);
+}
+
+TEST_F(Cublas, GetrfBatchedRefusesBadSizes) {
+  DeviceBuffer<int> info(std::vector<int>(1, 0));
+  float** none = nullptr;
+  EXPECT_EQ(cublasSgetrfBatched(handle_, -1, none, 1, nullptr, info.get(), 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgetrfBatched(handle_, 4, none, 3, nullptr, info.get(), 1), CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgetrfBatched(handle_, 4, none, 4, nullptr, info.get(), -1), CUBLAS_STATUS_INVALID_VALUE);
+}
+
 // Vectors with strides and sub-matrices with leading dimensions, up and down.
 TEST_F(Cublas, SetAndGetVectorAndMatrixCopyWithStridesAndLeadingDimensions) {
   const std::vector<float> x = values<float>(12, 50);  // every third element: 4 of them
