@@ -232,6 +232,15 @@ CASES = {
                                    "std::plus<float>>;\n"
                                    "    if (i == 0) add(a, a + n, b, c, std::plus<float>());\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # A standard algorithm called directly but kept out of line by a statement attribute (clang
+    # 15 and later honour it; clang 14 ignores it): its loads and stores would go uncounted.
+    "standard_algorithm_kept_out_of_line": {
+        "base": "solutions",
+        "patch": {VA: [(INC_VA, INC_VA + "#include <algorithm>\n#include <functional>\n"),
+                       (GOOD_BODY, "    if (i == 0) {\n"
+                                   "      [[clang::noinline]] std::transform(a, a + n, b, c, std::plus<float>());\n"
+                                   "    }\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # Inline PTX in a kernel, which the simulator would now run: still inline assembly.
     "inline_ptx_in_the_kernel": {
         "base": "solutions",

@@ -539,6 +539,10 @@ _FORBIDDEN_ATTRIBUTES = re.compile(
     r"\b_*(no_sanitize\w*|disable_sanitizer_instrumentation|naked|ifunc|alias|weakref|section|constructor|"
     r"destructor|init_priority|retain|used|target|target_clones|no_instrument_function|"
     r"patchable_function_entry)_*\b")
+# In [[...]] a noinline also applies to a statement (clang 15 and later: `[[clang::noinline]]
+# r = std::inner_product(...);`), which keeps the standard library's code it calls out of line,
+# uncounted; a helper of one's own may still be __attribute__((noinline)).
+_NOINLINE = re.compile(r"\b_*noinline_*\b")
 _PRAGMA_OPERATOR = re.compile(r"\b(_Pragma|__pragma)\b")
 _STD_ALGORITHMS = (
     "for_each|for_each_n|transform|accumulate|reduce|inner_product|transform_reduce|partial_sum|inclusive_scan|"
@@ -567,6 +571,9 @@ def unseen_code_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
             bad = _FORBIDDEN_ATTRIBUTES.search(body)
             if bad:
                 found.append("the attribute %s (%s)" % (bad.group(1), where))
+            elif m.group(2) is not None and _NOINLINE.search(body):
+                found.append("noinline in [[...]], which on a statement keeps the standard library's code out of "
+                             "line, where it is not counted (%s)" % where)
         if _PRAGMA_OPERATOR.search(code):
             found.append("a _Pragma operator (%s)" % where)
         for m in _STD_ALGORITHM_AS_VALUE.finditer(code):

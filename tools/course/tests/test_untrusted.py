@@ -276,7 +276,12 @@ class ObjectChecksTest(unittest.TestCase):
                 ("float (*volatile dot)(const float*, const float*, const float*, float) =\n"
                  "    std::inner_product<const float*, const float*, float>;\n", 1),
                 ("nvcuda::wmma::detail::copy_in_uncounted<half, 16, 16>(d, s, 16, false);\n", 1),
+                # a call kept out of line by a statement attribute (clang 15 and later)
+                ("[[clang::noinline]] r = std::inner_product(a, a + n, b, 0.0f);\n", 1),
+                ("[[msvc::noinline]] r = std::accumulate(a, a + n, 0.0f);\n", 1),
+                ("[[ gnu :: __noinline__ ]] void helper();\n", 1),
                 # what honest code writes
+                ("__attribute__((noinline)) __device__ float helper(const float* p) { return *p; }\n", 0),
                 ("inline __attribute__((always_inline)) float f(); __attribute__((aligned(16))) float t[4];\n", 0),
                 ("std::sort(v.begin(), v.end()); auto m = std::max(a, b); x = std::min<int>(a, b);\n", 0),
                 ("flag.load(std::memory_order_acquire); std::size_t n = sizeof(std::size_t);\n", 0),
