@@ -41,6 +41,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -457,12 +458,114 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// worker itself is not PID 1: a namespace's first process ignores the signals it sends
   /// itself (raise, abort), which would let a crash go unseen. The reaper reports how the
   /// worker ended on the status pipe.
+  /// Whether a mount of file-system type `type` lives in memory or the kernel (bounded, or no
+  /// files at all) rather than on a disk.
+  static bool in_memory_file_system(const char* type) {
+    static const char* const kinds[] = {"tmpfs", "ramfs", "proc", "sysfs", "devtmpfs", "devpts", "mqueue",
+                                        "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs", "bpf",
+                                        "pstore", "configfs", "fusectl", "hugetlbfs", "binfmt_misc", "autofs",
+                                        "efivarfs", "nsfs", "rpc_pipefs", "selinuxfs"};
+    for (const char* kind : kinds)
+      if (std::strcmp(type, kind) == 0) return true;
+    return false;
+  }
+
+  /// Decodes mountinfo's octal escapes (\040 for a space) in place.
+  static void unescape_mount_path(char* path) {
+    char* out = path;
+    for (const char* in = path; *in != '\0'; ++in) {
+      if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' && in[3] >= '0' &&
+          in[3] <= '7') {
+        *out++ = static_cast<char>((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+        in += 3;
+      } else {
+        *out++ = *in;
+      }
+    }
+    *out = '\0';
+  }
+
+  /// In the worker's own mount namespace: every writable mount on a disk becomes read-only, so
+  /// that a submission cannot fill the grading machine's disk (a hostile one writing files
+  /// of the largest size allowed, one after another, into its working folder would, and with
+  /// it every grade-all result written after). What stays writable is in memory and bounded:
+  /// the sandbox's hiding folders (the temporary folder among them) and /dev/shm. Runs between
+  /// fork and exec in a process with threads, so only system calls: no allocation, no stdio.
+  static void make_disk_mounts_read_only() {
+    static char text[1 << 17];
+    const int fd = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    std::size_t used = 0;
+    for (ssize_t got; used + 1 < sizeof text && (got = ::read(fd, text + used, sizeof text - 1 - used)) != 0;) {
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      used += static_cast<std::size_t>(got);
+    }
+    ::close(fd);
+    text[used] = '\0';
+    // Each line: id parent major:minor root mount-point options [optional...] - type source super-options
+    struct Mount {
+      char* point;
+      const char* options;
+      const char* type;
+    };
+    static Mount mounts[4096];
+    std::size_t n = 0;
+    for (char* line = text; line != nullptr && *line != '\0' && n < sizeof mounts / sizeof mounts[0];) {
+      char* end = std::strchr(line, '\n');
+      if (end != nullptr) *end = '\0';
+      char* fields[6] = {};
+      char* p = line;
+      int count = 0;
+      for (; count < 6 && p != nullptr; ++count) {
+        fields[count] = p;
+        p = std::strchr(p, ' ');
+        if (p != nullptr) *p++ = '\0';
+      }
+      const char* type = nullptr;
+      if (count == 6 && p != nullptr) {  // p: the optional fields, then "- type ..."
+        char* dash = std::strncmp(p, "- ", 2) == 0 ? p : std::strstr(p, " - ");
+        if (dash != nullptr) {
+          char* t = dash + (dash == p ? 2 : 3);
+          if (char* space = std::strchr(t, ' ')) *space = '\0';
+          type = t;
+        }
+      }
+      if (type != nullptr) {
+        unescape_mount_path(fields[4]);
+        mounts[n++] = Mount{fields[4], fields[5], type};
+      }
+      line = end != nullptr ? end + 1 : nullptr;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const Mount& m = mounts[i];
+      if (std::strncmp(m.options, "rw", 2) != 0 || in_memory_file_system(m.type)) continue;
+      bool covered = false;  // a later mount on the same folder hides this one: leave that one be
+      for (std::size_t j = i + 1; j < n && !covered; ++j) covered = std::strcmp(mounts[j].point, m.point) == 0;
+      if (covered) continue;
+      // The flags the sandbox set are locked in a less privileged namespace: keep them.
+      unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+      if (std::strstr(m.options, "nosuid")) flags |= MS_NOSUID;
+      if (std::strstr(m.options, "nodev")) flags |= MS_NODEV;
+      if (std::strstr(m.options, "noexec")) flags |= MS_NOEXEC;
+      if (std::strstr(m.options, "noatime")) flags |= MS_NOATIME;
+      if (std::strstr(m.options, "nodiratime")) flags |= MS_NODIRATIME;
+      if (std::strstr(m.options, "relatime")) flags |= MS_RELATIME;
+      ::mount(nullptr, m.point, nullptr, flags, nullptr);
+    }
+  }
+
   [[noreturn]] static void run_child(int channel, int status_pipe, int shared_file, char** argv, char** envp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // A user namespace of its own (no capability over the judge's) and a PID namespace (the
-    // judge cannot be named). Network and IPC are the sandbox's already (empty, private);
-    // where the sandbox has no namespaces, neither can this, and the report says so.
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
+    // A user namespace of its own (no capability over the judge's), a PID namespace (the
+    // judge cannot be named) and a mount namespace (its disks read-only). Network and IPC are
+    // the sandbox's already (empty, private); where the sandbox has no namespaces, neither can
+    // this, and the report says so.
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) == 0) {
+      make_disk_mounts_read_only();
+    } else if (::unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
     }
     const pid_t reaper = ::fork();
     if (reaper < 0) ::_exit(127);

@@ -416,6 +416,28 @@ CASES = {
                        ("  // BEGIN YOUR CODE\n  {\n    std::lock_guard<std::mutex> lock(s.mutex);\n    s.stopping = true;\n",
                         "  // BEGIN YOUR CODE\n#endif\n  {\n    std::lock_guard<std::mutex> lock(s.mutex);\n    s.stopping = true;\n")]},
         "expect": {"prefetch_ring": "zero"}, "status": {"prefetch_ring": "regions changed"}},
+    # Fills the grading machine's disk from the worker: a file in its working folder (which is
+    # on disk, as is the folder of the signed results), as large as the file-size limit allows,
+    # one after another, would end every grade-all result written after it. The worker's
+    # disks are read-only (a mount namespace of its own), so the write fails and the ring works;
+    # if the write succeeds the ring delivers nothing.
+    "fill_the_disk_from_the_worker": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PR: [("#include \"prefetch_ring.hpp\"\n", "#include \"prefetch_ring.hpp\"\n#include <cstdio>\n"),
+                       ("  // BEGIN YOUR CODE\n  std::unique_lock<std::mutex> lock(s.mutex);\n",
+                        "  // BEGIN YOUR CODE\n"
+                        "  static const bool wrote_to_disk = [] {\n"
+                        "    std::FILE* f = std::fopen(\"fill.bin\", \"wb\");\n"
+                        "    if (f == nullptr) return false;\n"
+                        "    static char block[1 << 20];\n"
+                        "    const bool written = std::fwrite(block, 1, sizeof block, f) == sizeof block && "
+                        "std::fflush(f) == 0;\n"
+                        "    std::fclose(f);\n"
+                        "    return written;\n"
+                        "  }();\n"
+                        "  if (wrote_to_disk) return false;\n"
+                        "  std::unique_lock<std::mutex> lock(s.mutex);\n")]},
+        "expect": {}},
     # the workers take turns: each holds the ring's lock while it reads, so reads never overlap
     # (every batch still arrives, in order, bounded by the slots)
     "serial_prefetch_workers": {
