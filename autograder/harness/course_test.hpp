@@ -199,6 +199,13 @@ class Rng {
 // Sizes
 // ---------------------------------------------------------------------------------------
 
+/// `v` after `steps` steps of v = fma(v, a, b) in fp32, one after the other, as a kernel that
+/// runs the chain computes it (fp32's fused multiply-add gives the same bits on any machine).
+inline float fma_chain(float v, float a, float b, int steps) {
+  for (int s = 0; s < steps; ++s) v = std::fma(v, a, b);
+  return v;
+}
+
 /// A size a little above one million (2^20 + 3): big enough to need many blocks and to show
 /// bandwidth effects, small enough that a suite stays fast on the CPU simulator.
 inline int large_size() { return (1 << 20) + 3; }

@@ -47,6 +47,7 @@ struct GlobalTraffic {
   std::uint64_t blocks = 0, threads = 0;
   std::uint64_t atomic_bytes = 0;             ///< global atomics' read + write bytes
   std::uint64_t global_atomics = 0, max_atomics_same_address = 0;
+  std::uint64_t max_atomics_per_block = 0;    ///< the most global atomics one block made
   std::uint64_t shared_bytes = 0, warp_ops = 0, barrier_arrivals = 0, mma_ops = 0;
   std::uint64_t requests = 0, sectors = 0;    ///< coalescing: warp-wide requests, 32-byte sectors
   std::uint64_t accesses_by_width[5] = {};    ///< 1, 2, 4, 8, 16-byte global accesses
@@ -56,9 +57,11 @@ struct GlobalTraffic {
   std::string gpu;                            ///< the modelled GPU's name
   /// Host API calls that started GPU work: kernel launches and cudaGraphLaunch calls.
   std::uint64_t kernel_launch_calls = 0, graph_launch_calls = 0;
-  /// Bytes copied between the host and a device (cudaMemcpy and the like, either way): work
-  /// done on the host and copied in shows here, not in the kernels' counters.
-  std::uint64_t host_copy_bytes = 0;
+  /// Bytes moved between the host and the devices, either way: copies (cudaMemcpy and the
+  /// like) and the kernels' own loads and stores of page-locked host memory (zero-copy). Work
+  /// done on the host, or data kept on the host and read by a kernel, shows here, not in the
+  /// kernels' global bytes.
+  std::uint64_t host_device_bytes = 0;
   double sectors_per_request() const { return requests == 0 ? 0.0 : double(sectors) / double(requests); }
 };
 
@@ -81,7 +84,7 @@ inline GlobalTraffic close_local_traffic_window() {
   traffic.kernel_launch_calls = api.kernel_launch_calls;
   traffic.graph_launch_calls = api.graph_launch_calls;
   const cudasim::TransferStats copies = cudasim::transfer_stats();
-  traffic.host_copy_bytes = copies.host_to_device_bytes + copies.device_to_host_bytes;
+  traffic.host_device_bytes = copies.host_to_device_bytes + copies.device_to_host_bytes;
   traffic.counted = cudasim::stats_available();
   if (!traffic.counted) {
     traffic.why_not = "this build's kernels are not instrumented: the simulator counts no bytes";
@@ -97,10 +100,12 @@ inline GlobalTraffic close_local_traffic_window() {
   traffic.atomic_bytes = k.global_atomic_bytes;
   traffic.global_atomics = k.global_atomics;
   traffic.max_atomics_same_address = k.max_atomics_same_address;
+  traffic.max_atomics_per_block = k.max_atomics_per_block;
   traffic.shared_bytes = k.shared_bytes();
   traffic.warp_ops = k.warp_ops;
   traffic.barrier_arrivals = k.barrier_arrivals;
   traffic.mma_ops = k.mma_ops;
+  traffic.host_device_bytes += k.host_access_bytes;
   traffic.requests = k.global_requests;
   traffic.sectors = k.global_sectors;
   std::copy(std::begin(k.global_accesses_by_width), std::end(k.global_accesses_by_width), traffic.accesses_by_width);

@@ -128,6 +128,7 @@ enum class Op : std::uint32_t {
   sim_host_time,       ///< cudasim::host_time_ns
   sim_spend_host_time, ///< cudasim::spend_host_time
   sim_modelled_gpu,    ///< cudasim::modelled_gpu
+  device_reset,        ///< cudaDeviceReset (a test that made a kernel fail on purpose starts clean)
   // From the worker to the judge
   callback = 1000,     ///< a function the test passed: its id, its arguments
 };

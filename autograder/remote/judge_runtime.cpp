@@ -1138,6 +1138,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
 }
 
 cudaError_t cudaDeviceSynchronize() { return runtime_call(Op::synchronize, Writer(), "cudaDeviceSynchronize"); }
+cudaError_t cudaDeviceReset() { return runtime_call(Op::device_reset, Writer(), "cudaDeviceReset"); }
 cudaError_t cudaGetLastError() { return runtime_call(Op::get_last_error, Writer(), "cudaGetLastError"); }
 cudaError_t cudaPeekAtLastError() { return runtime_call(Op::peek_last_error, Writer(), "cudaPeekAtLastError"); }
 const char* cudaGetErrorName(cudaError_t error) { return course::remote::error_text(Op::error_name, error); }

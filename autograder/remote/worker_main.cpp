@@ -304,6 +304,7 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
       throw ProtocolError("this exercise does not use cuBLAS");
 #endif
     case Op::synchronize: put_error(out, cudaDeviceSynchronize()); return;
+    case Op::device_reset: put_error(out, cudaDeviceReset()); return;
     case Op::get_last_error: put_error(out, cudaGetLastError()); return;
     case Op::peek_last_error: put_error(out, cudaPeekAtLastError()); return;
     case Op::error_name:

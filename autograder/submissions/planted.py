@@ -550,6 +550,182 @@ CASES = {
                         "  // BEGIN YOUR CODE\n  *(volatile int*)nullptr = 1;\n  // Step-major:")]},
         "expect": {"ring_allreduce": "partial"}, "status": {"ring_allreduce": "crashed"},
         "performance": {"ring_allreduce": "zero"}},
+    # A fourth red-team run (2026-11-27) on 0f2410a: eleven wrong solutions of lessons 00-02 and
+    # nine of lessons 03-05 earned points. These are the ones closed since, each as it was graded.
+    # A launcher that reads cudaGetLastError() and never waits for the kernel: an error while the
+    # kernel runs is lost (10/10 before; now a kernel that writes freed memory must be reported).
+    "error_checking_that_never_waits": {
+        "base": "solutions", "lesson": '00-gpu-vs-cpu',
+        "patch": {
+            '00-gpu-vs-cpu/04_error_checking.cu': [
+                ('  const cudaError_t launch_status = cudaGetLastError();\n  if (launch_status != cudaSuccess) return launch_status;\n  // The launch was accepted; errors while the kernel runs arrive when we wait for it.\n  return cudaDeviceSynchronize();\n',
+                 '  return cudaGetLastError();  // never waits for the kernel: errors while it runs are lost\n'),
+            ],
+        },
+        "expect": {"error_checking": "partial"},
+        "performance": {"error_checking": "zero"}},
+    # The RNN computed on the host (rnn_step: `steps` launches of a kernel that returns at once,
+    # one of which reads W; rnn_graph: a host-function node between copies), and attention's
+    # softmax on the host between the GEMMs: 15/15, 15/15 and 20/20 before. Their tests now allow
+    # no traffic between the host and the GPU, and a replay must run one kernel per step.
+    "rnn_and_softmax_on_the_host": {
+        "base": "solutions", "lesson": '01-serial-dependency',
+        "patch": {
+            '01-serial-dependency/01_rnn_step.cu': [
+                ('  }\n',
+                 '  }\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  CUDA_CHECK(cudaFreeHost(r));\n'),
+                ('  const size_t state = static_cast<size_t>(batch) * layer.hidden;  // floats of one h[t]\n  const size_t inputs = static_cast<size_t>(batch) * layer.input;  // floats of one x[t]\n  for (int t = 0; t < steps; ++t) {\n    const float* h_prev = t == 0 ? h0 : hs + (t - 1) * state;\n    rnn_step_kernel<<<grid, threads, 0, stream>>>(layer, x + t * inputs, h_prev, hs + t * state);\n',
+                 '\n  // One page-locked buffer: [hidden, input, steps, batch, W, U, b, x, h0, hs].\n  auto cpu_sequence = [](void* arg) {\n    float* r = static_cast<float*>(arg);\n    const int hidden = static_cast<int>(r[0]), input = static_cast<int>(r[1]);\n    const int steps = static_cast<int>(r[2]), batch = static_cast<int>(r[3]);\n    const float* W = r + 4;\n    const float* U = W + static_cast<size_t>(hidden) * hidden;\n    const float* b = U + static_cast<size_t>(hidden) * input;\n    const float* x = b + hidden;\n    const float* h0 = x + static_cast<size_t>(steps) * batch * input;\n    float* hs = r + 4 + static_cast<size_t>(hidden) * hidden + static_cast<size_t>(hidden) * input + hidden +\n                static_cast<size_t>(steps) * batch * input + static_cast<size_t>(batch) * hidden;\n    for (int t = 0; t < steps; ++t)\n      for (int s = 0; s < batch; ++s)\n        for (int i = 0; i < hidden; ++i) {\n          const float* h = t == 0 ? h0 + static_cast<size_t>(s) * hidden\n                                  : hs + (static_cast<size_t>(t - 1) * batch + s) * hidden;\n          const float* xt = x + (static_cast<size_t>(t) * batch + s) * input;\n          float acc = b[i];\n          for (int j = 0; j < hidden; ++j) acc += W[static_cast<size_t>(i) * hidden + j] * h[j];\n          for (int k = 0; k < input; ++k) acc += U[static_cast<size_t>(i) * input + k] * xt[k];\n          hs[(static_cast<size_t>(t) * batch + s) * hidden + i] = tanhf(acc);\n        }\n  };\n  const size_t nW = static_cast<size_t>(layer.hidden) * layer.hidden, nU = static_cast<size_t>(layer.hidden) * layer.input;\n  const size_t nx = static_cast<size_t>(steps) * batch * layer.input, nh0 = static_cast<size_t>(batch) * layer.hidden;\n  const size_t nhs = static_cast<size_t>(steps) * nh0;\n  float* r = nullptr;\n  CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&r), (4 + nW + nU + layer.hidden + nx + nh0 + nhs) * sizeof(float)));\n  r[0] = static_cast<float>(layer.hidden); r[1] = static_cast<float>(layer.input);\n  r[2] = static_cast<float>(steps); r[3] = static_cast<float>(batch);\n  float* rW = r + 4;\n  float* rU = rW + nW;\n  float* rb = rU + nU;\n  float* rx = rb + layer.hidden;\n  float* rh0 = rx + nx;\n  float* rhs = rh0 + nh0;\n\n  CUDA_CHECK(cudaMemcpyAsync(rW, layer.W, nW * sizeof(float), cudaMemcpyDeviceToHost, stream));\n  CUDA_CHECK(cudaMemcpyAsync(rU, layer.U, nU * sizeof(float), cudaMemcpyDeviceToHost, stream));\n  CUDA_CHECK(cudaMemcpyAsync(rb, layer.b, layer.hidden * sizeof(float), cudaMemcpyDeviceToHost, stream));\n  CUDA_CHECK(cudaMemcpyAsync(rx, x, nx * sizeof(float), cudaMemcpyDeviceToHost, stream));\n  CUDA_CHECK(cudaMemcpyAsync(rh0, h0, nh0 * sizeof(float), cudaMemcpyDeviceToHost, stream));\n\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  cpu_sequence(r);\n  CUDA_CHECK(cudaMemcpyAsync(hs, rhs, nhs * sizeof(float), cudaMemcpyHostToDevice, stream));\n  for (int t = 0; t < steps; ++t) {  // the launches the chain is supposed to cost\n    rnn_step_kernel<<<grid, threads, 0, stream>>>(layer, t == 0 ? x : nullptr, h0, hs);\n'),
+                ('  const int s = blockIdx.y;\n  if (i >= layer.hidden) return;  // the last block is partly idle\n  const float* w_row = layer.W + static_cast<size_t>(i) * layer.hidden;\n  const float* u_row = layer.U + static_cast<size_t>(i) * layer.input;\n  const float* h = h_prev + static_cast<size_t>(s) * layer.hidden;\n  const float* x = x_t + static_cast<size_t>(s) * layer.input;\n  float acc = layer.b[i];\n  for (int j = 0; j < layer.hidden; ++j) acc += w_row[j] * h[j];\n  for (int k = 0; k < layer.input; ++k) acc += u_row[k] * x[k];\n  h_next[static_cast<size_t>(s) * layer.hidden + i] = tanhf(acc);\n',
+                 '  if (i >= layer.hidden) return;\n  float acc = 0.0f;\n  for (int j = 0; j < layer.hidden; ++j) acc += layer.W[static_cast<size_t>(i) * layer.hidden + j];\n  if (acc == 123456.0f) h_next[i] = acc + (h_prev != nullptr ? 0.0f : 1.0f);  // never true in practice\n'),
+                ('  //                exist (about 12 lines)\n',
+                 "  //                exist (about 12 lines)\n  // The numbers are made on the host. Launch 0 (x_t != nullptr) reads W once, so the\n  // counted bytes look like a real step's; the others return at once.\n  if (x_t == nullptr) return;\n"),
+            ],
+            '01-serial-dependency/02_rnn_graph.cu': [
+                ('  // Instantiation checks and prepares the graph once, so each replay is cheap.\n',
+                 ''),
+                ('  for (int t = 0; t < steps; ++t) {\n    const float* h_prev = t == 0 ? h0 : hs + (t - 1) * state;\n    // Recorded, not run: during capture nothing reaches the GPU.\n    rnn_step_kernel<<<grid, threads, 0, g->stream>>>(layer, x + t * inputs, h_prev,\n                                                     hs + t * state);\n    CUDA_CHECK_LAUNCH();\n  }\n',
+                 '  // One real node (step 0, given kernel), so the graph reads the layer once; the host does the rest.\n  rnn_step_kernel<<<grid, threads, 0, g->stream>>>(layer, x, h0, hs);\n  CUDA_CHECK_LAUNCH();\n\n  CUDA_CHECK(cudaMemcpyAsync(rW, layer.W, nW * sizeof(float), cudaMemcpyDeviceToHost, g->stream));\n  CUDA_CHECK(cudaMemcpyAsync(rU, layer.U, nU * sizeof(float), cudaMemcpyDeviceToHost, g->stream));\n  CUDA_CHECK(cudaMemcpyAsync(rb, layer.b, layer.hidden * sizeof(float), cudaMemcpyDeviceToHost, g->stream));\n  CUDA_CHECK(cudaMemcpyAsync(rx, x, nx * sizeof(float), cudaMemcpyDeviceToHost, g->stream));\n  CUDA_CHECK(cudaMemcpyAsync(rh0, h0, nh0 * sizeof(float), cudaMemcpyDeviceToHost, g->stream));\n\n  CUDA_CHECK(cudaLaunchHostFunc(g->stream, cpu_sequence, r));\n  CUDA_CHECK(cudaMemcpyAsync(hs, rhs, nhs * sizeof(float), cudaMemcpyHostToDevice, g->stream));\n'),
+                ('  const size_t state = static_cast<size_t>(batch) * layer.hidden;  // floats of one h[t]\n  const size_t inputs = static_cast<size_t>(batch) * layer.input;  // floats of one x[t]\n',
+                 '\n  // One page-locked buffer: [hidden, input, steps, batch, W, U, b, x, h0, hs].\n  auto cpu_sequence = [](void* arg) {\n    float* r = static_cast<float*>(arg);\n    const int hidden = static_cast<int>(r[0]), input = static_cast<int>(r[1]);\n    const int steps = static_cast<int>(r[2]), batch = static_cast<int>(r[3]);\n    const float* W = r + 4;\n    const float* U = W + static_cast<size_t>(hidden) * hidden;\n    const float* b = U + static_cast<size_t>(hidden) * input;\n    const float* x = b + hidden;\n    const float* h0 = x + static_cast<size_t>(steps) * batch * input;\n    float* hs = r + 4 + static_cast<size_t>(hidden) * hidden + static_cast<size_t>(hidden) * input + hidden +\n                static_cast<size_t>(steps) * batch * input + static_cast<size_t>(batch) * hidden;\n    for (int t = 0; t < steps; ++t)\n      for (int s = 0; s < batch; ++s)\n        for (int i = 0; i < hidden; ++i) {\n          const float* h = t == 0 ? h0 + static_cast<size_t>(s) * hidden\n                                  : hs + (static_cast<size_t>(t - 1) * batch + s) * hidden;\n          const float* xt = x + (static_cast<size_t>(t) * batch + s) * input;\n          float acc = b[i];\n          for (int j = 0; j < hidden; ++j) acc += W[static_cast<size_t>(i) * hidden + j] * h[j];\n          for (int k = 0; k < input; ++k) acc += U[static_cast<size_t>(i) * input + k] * xt[k];\n          hs[(static_cast<size_t>(t) * batch + s) * hidden + i] = tanhf(acc);\n        }\n  };\n  const size_t nW = static_cast<size_t>(layer.hidden) * layer.hidden, nU = static_cast<size_t>(layer.hidden) * layer.input;\n  const size_t nx = static_cast<size_t>(steps) * batch * layer.input, nh0 = static_cast<size_t>(batch) * layer.hidden;\n  const size_t nhs = static_cast<size_t>(steps) * nh0;\n  float* r = nullptr;\n  CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&r), (4 + nW + nU + layer.hidden + nx + nh0 + nhs) * sizeof(float)));\n  r[0] = static_cast<float>(layer.hidden); r[1] = static_cast<float>(layer.input);\n  r[2] = static_cast<float>(steps); r[3] = static_cast<float>(batch);\n  float* rW = r + 4;\n  float* rU = rW + nW;\n  float* rb = rU + nU;\n  float* rx = rb + layer.hidden;\n  float* rh0 = rx + nx;\n  float* rhs = rh0 + nh0;\n'),
+            ],
+            '01-serial-dependency/04_attention.cu': [
+                ('  CUDA_CHECK_LAUNCH();\n',
+                 '  CUDA_CHECK_LAUNCH();\n  // The softmax on the host: download the scores, normalise each row, upload them again.\n  float* host = new float[static_cast<size_t>(n) * n];\n  CUDA_CHECK(cudaMemcpyAsync(host, probs, sizeof(float) * n * n, cudaMemcpyDeviceToHost, stream));\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  for (int row = 0; row < n; ++row) {\n    float* p = host + static_cast<size_t>(row) * n;\n    const int valid = causal ? row + 1 : n;\n    float row_max = -INFINITY;\n    for (int j = 0; j < valid; ++j) row_max = fmaxf(row_max, p[j]);\n    float sum = 0.0f;\n    for (int j = 0; j < valid; ++j) sum += expf(p[j] - row_max);\n    for (int j = 0; j < n; ++j) p[j] = j < valid ? expf(p[j] - row_max) / sum : 0.0f;\n  }\n  CUDA_CHECK(cudaMemcpyAsync(probs, host, sizeof(float) * n * n, cudaMemcpyHostToDevice, stream));\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  delete[] host;\n'),
+                ("  // With the causal mask row `row` keeps columns 0..row; the rest become exact zeros.\n  const int valid = causal ? row + 1 : n;\n  float row_max = -INFINITY;\n  for (int j = lane; j < valid; j += 32) row_max = fmaxf(row_max, p[j]);\n  // Butterfly reduction: after 5 exchanges every lane holds the warp's maximum.\n  for (int offset = 16; offset > 0; offset /= 2)\n    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, offset));\n  float sum = 0.0f;\n  for (int j = lane; j < valid; j += 32) sum += expf(p[j] - row_max);\n  for (int offset = 16; offset > 0; offset /= 2)\n    sum += __shfl_xor_sync(0xffffffffu, sum, offset);\n  // sum >= 1 (the maximum contributes exp(0)), so the division is safe.\n  const float inv_sum = 1.0f / sum;\n  for (int j = lane; j < n; j += 32) p[j] = j < valid ? expf(p[j] - row_max) * inv_sum : 0.0f;\n",
+                 '  for (int j = lane; j < n; j += 32) p[j] = p[j] + 0.0f * static_cast<float>(causal);\n'),
+                ('  //                warp; with `causal` the columns after `row` become exact zeros (about 20 lines)\n',
+                 '  //                warp; with `causal` the columns after `row` become exact zeros (about 20 lines)\n  // Touch the row once (read and write it back): the numbers are made elsewhere.\n'),
+            ],
+        },
+        "expect": {"rnn_step": "partial", "rnn_graph": "partial", "attention": "partial"},
+        "performance": {"rnn_step": "zero", "rnn_graph": "zero", "attention": "zero"}},
+    # The FMA chains in closed form unless a == 1, the one input that told them apart (peak_flops
+    # and tunable_intensity, 15/15 each before); float4 accesses only at the one size the
+    # 16-byte test looked at (stream, 20/20 before). Now a chain that never stops moving with
+    # a != 1, and the 16-byte check at the performance case's size and a size drawn per run.
+    "closed_forms_and_float4_for_the_tested_inputs_only": {
+        "base": "solutions", "lesson": '02-roofline',
+        "patch": {
+            '02-roofline/03_peak_flops.cu': [
+                ('    for (int j = 0; j < kFmaChains; ++j) v[j] = fmaf(v[j], a, b);\n',
+                 '      for (int j = 0; j < kFmaChains; ++j) v[j] = fmaf(v[j], a, b);\n    }\n  } else {  // closed form: a^T v + b (1 - a^T) / (1 - a)\n    const double at = pow(static_cast<double>(a), iterations);\n    const double fixed = static_cast<double>(b) * (1.0 - at) / (1.0 - static_cast<double>(a));\n#pragma unroll\n    for (int j = 0; j < kFmaChains; ++j) v[j] = static_cast<float>(at * v[j] + fixed);\n'),
+                ('#pragma unroll 4\n  for (int t = 0; t < iterations; ++t) {\n',
+                 '  if (a == 1.0f) {  // the only case where fp32 rounding makes the chain differ from its closed form\n    for (int t = 0; t < iterations; ++t) {\n'),
+            ],
+            '02-roofline/04_tunable_intensity.cu': [
+                ('#pragma unroll 8\n    for (int j = 0; j < k; ++j) v = fmaf(v, a, b);\n',
+                 '    if (a == 1.0f) {\n      for (int j = 0; j < k; ++j) v = fmaf(v, a, b);  // the only case where rounding shows\n    } else {\n      // closed form: a^k v + b (1 - a^k) / (1 - a), in double\n      const double ak = pow(static_cast<double>(a), k);\n      v = static_cast<float>(ak * v + static_cast<double>(b) * (1.0 - ak) / (1.0 - static_cast<double>(a)));\n    }\n'),
+            ],
+            '02-roofline/02_stream.cu': [
+                ('  for (long long v = first; v < vectors; v += stride) out4[v] = stream_vector<kOp>(x4, y4, v, s);\n',
+                 '  if (vectors == (1 << 14)) {  // float4 only where the 16-byte test looks (n = 2^16, aligned)\n    for (long long v = first; v < vectors; v += stride) out4[v] = stream_vector<kOp>(x4, y4, v, s);\n  } else {  // everywhere else plain 4-byte accesses, each thread its 4 neighbouring floats\n    for (long long v = first; v < vectors; v += stride)\n      for (long long i = head + 4 * v; i < head + 4 * v + 4; ++i) out[i] = stream_scalar<kOp>(x, y, i, s);\n  }\n'),
+            ],
+        },
+        "expect": {"peak_flops": "partial", "tunable_intensity": "partial", "stream": "partial"},
+        "performance": {"peak_flops": "zero", "tunable_intensity": "zero", "stream": "zero"}},
+    # Work done where the devices' counters do not look, through page-locked host memory that
+    # kernels read and write directly (zero-copy): a ring all-reduce that is a star through the
+    # host with token puts (28.53/30 before), a tensor-parallel MLP computed on rank 0 from
+    # weights gathered into host memory (20/20), a data-parallel step where every rank computes
+    # the whole batch from host memory (20/20). Kernels' host accesses now count as host traffic.
+    "host_work_through_zero_copy_memory": {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            '05-parallelism-nvlink/02_ring_allreduce.cu': [
+                ('      group.put(r, data.on(r) + c.begin, next, data.on(next) + c.begin, c.size());\n    }\n  }\n',
+                 '      group.put(r, data.on(r) + c.begin, next, data.on(next) + c.begin, c.size());\n    }\n'),
+                ('      group.put(r, data.on(r) + c.begin, next, data.on(next) + c.begin, c.size());\n',
+                 '      group.put(r, data.on(r) + c.begin, (r + 1) % n, data.on((r + 1) % n) + c.begin, c.size());\n'),
+                ('  // Rank r now holds the complete sum of chunk r + 1; pass the complete chunks around.\n  for (int s = 0; s < n - 1; ++s) {\n    for (int r : group.local_ranks()) {\n      const int next = (r + 1) % n;\n',
+                 '  // Rank r now holds the complete sum of chunk r + 1; pass the complete chunks around.\n  for (int s = 0; s < n - 1; ++s) {\n    for (int r : group.local_ranks()) {\n'),
+                ('  }\n  // Rank r now holds the complete sum of chunk r + 1; pass the complete chunks around.\n  for (int s = 0; s < n - 1; ++s) {\n',
+                 '  for (int s = 0; s < n - 1; ++s)\n'),
+                ('      group.put(r, data.on(r) + c.begin, next, scratch.on(next), c.size());\n      add_into(group, next, data.on(next) + c.begin, scratch.on(next), c.size());\n',
+                 '      group.put(r, data.on(r) + c.begin, (r + 1) % n, scratch.on((r + 1) % n), c.size());\n'),
+                ('      const int next = (r + 1) % n;\n',
+                 ''),
+                ('  // Step-major: every put of a step is queued before the work that consumes it.\n  for (int s = 0; s < n - 1; ++s) {\n',
+                 "  // A star through page-locked host memory: every rank's kernel adds its vector into one host\n  // buffer (zero-copy), then every rank's kernel adds the host sum into its zeroed vector.\n  group.synchronize();\n  float* hub = nullptr;\n  CUDA_CHECK(cudaMallocHost(&hub, count * sizeof(float)));\n  for (std::size_t i = 0; i < count; ++i) hub[i] = 0.0f;\n  for (int r : group.local_ranks()) {\n    add_into(group, r, hub, data.on(r), count);\n    group.synchronize();\n  }\n  for (int r : group.local_ranks()) {\n    course::DeviceGuard guard(group.device(r));\n    CUDA_CHECK(cudaMemsetAsync(data.on(r), 0, count * sizeof(float), group.stream(r)));\n    add_into(group, r, data.on(r), hub, count);\n  }\n  group.synchronize();\n  CUDA_CHECK(cudaFreeHost(hub));\n  // The ring's traffic, for the link counters: chunks into scratch, then the (already final)\n  // chunks over themselves.\n  for (int s = 0; s < n - 1; ++s)\n"),
+            ],
+            '05-parallelism-nvlink/04_tensor_parallel_mlp.cu': [
+                ('  for (int r : group.local_ranks()) add_bias(group, r, y.on(r), b2.on(r), batch, shape.outputs);\n',
+                 '  for (int r : group.local_ranks()) add_bias(group, r, y.on(r), b2.on(r), batch, shape.outputs);\n  group.synchronize();\n  cudaFreeHost(W1h), cudaFreeHost(B1h), cudaFreeHost(W2h), cudaFreeHost(tmp), cudaFreeHost(idI), cudaFreeHost(idS);\n'),
+                ('  chain_allreduce(group, y, out_floats, scratch);  // the one communication of the forward pass\n',
+                 '  course::SymmetricBuffer<float> fh(group, static_cast<std::size_t>(batch) * H);\n  for (int r : group.local_ranks()) {\n    if (r == 0) {\n      linear(group, 0, x.on(0), W1h, B1h, fh.on(0), batch, I, H, true);\n      linear(group, 0, fh.on(0), W2h, nullptr, y.on(0), batch, H, O, false);\n    } else {\n      linear(group, r, x.on(r), W1h, nullptr, y.on(r), batch, 0, O, false);  // zeros\n    }\n  }\n  chain_allreduce(group, y, out_floats, scratch);\n'),
+                ("    const int hs = static_cast<int>(course::part_of(shape.hidden, n, r).size());\n    // column-parallel: this rank's hidden units, from the whole input, no communication\n    linear(group, r, x.on(r), w1.on(r), b1.on(r), h.on(r), batch, shape.inputs, hs, true);\n    // row-parallel: this rank's share of every output (hs = 0 writes zeros)\n    linear(group, r, h.on(r), w2.on(r), nullptr, y.on(r), batch, hs, shape.outputs, false);\n",
+                 '    const course::Part p = course::part_of(H, n, r);\n    const int hs = static_cast<int>(p.size());\n    if (hs == 0) continue;\n    for (int i = 0; i < hs; ++i)\n      for (int j = 0; j < hs; ++j) idS[i * hs + j] = i == j ? 1.0f : 0.0f;\n    linear(group, r, w1.on(r), idI, nullptr, W1h + p.begin * I, hs, I, I, false);\n    linear(group, r, b1.on(r), idS, nullptr, B1h + p.begin, 1, hs, hs, false);\n    linear(group, r, w2.on(r), idS, nullptr, tmp, O, hs, hs, false);\n    group.synchronize();\n    for (int o = 0; o < O; ++o)\n      for (int j = 0; j < hs; ++j) W2h[o * H + p.begin + j] = tmp[o * hs + j];\n'),
+                ('  // BEGIN YOUR CODE\n',
+                 "  // BEGIN YOUR CODE\n  // Not tensor parallel: every rank's kernel copies its shards into page-locked host memory\n  // (zero-copy, through the given linear kernel and an identity matrix), rank 0 computes the\n  // whole MLP from there, the others contribute zeros to the all-reduce.\n  (void)h;\n  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n  group.synchronize();\n  float *W1h = nullptr, *B1h = nullptr, *W2h = nullptr, *tmp = nullptr, *idI = nullptr, *idS = nullptr;\n  const int S = static_cast<int>(max_slice);\n  CUDA_CHECK(cudaMallocHost(&W1h, sizeof(float) * H * I + 4));\n  CUDA_CHECK(cudaMallocHost(&B1h, sizeof(float) * H + 4));\n  CUDA_CHECK(cudaMallocHost(&W2h, sizeof(float) * O * H + 4));\n  CUDA_CHECK(cudaMallocHost(&tmp, sizeof(float) * O * S + 4));\n  CUDA_CHECK(cudaMallocHost(&idI, sizeof(float) * I * I + 4));\n  CUDA_CHECK(cudaMallocHost(&idS, sizeof(float) * S * S + 4));\n  for (int i = 0; i < I; ++i)\n    for (int j = 0; j < I; ++j) idI[i * I + j] = i == j ? 1.0f : 0.0f;\n"),
+            ],
+            '05-parallelism-nvlink/03_data_parallel_step.cu': [
+                ('    for (int r : group.local_ranks()) sgd_update(group, r, params.on(r), grad.on(r), P, lr);\n  }\n',
+                 '    for (int r : group.local_ranks()) sgd_update(group, r, params.on(r), grad.on(r), P, lr);\n  }\n  group.synchronize();\n  cudaFreeHost(xp), cudaFreeHost(tp), cudaFreeHost(pp);\n  for (float* w : wp) cudaFreeHost(w);\n'),
+                ('    chain_allreduce(group, grad, P, scratch);  // every rank: the full-batch gradient\n',
+                 '    for (int r : group.local_ranks())\n      mlp_gradient(group, r, shape, pp, xp, tp, batch, 1.0f / static_cast<float>(batch) / static_cast<float>(n),\n                   grad.on(r), wp[r]);\n    chain_allreduce(group, grad, P, scratch);\n'),
+                ("    for (int r : group.local_ranks()) {\n      const course::Part shard = course::part_of(static_cast<std::size_t>(batch), n, r);\n      // Scale by the whole batch: the shards' gradients then add up to the batch gradient.\n      mlp_gradient(group, r, shape, params.on(r), x.on(r) + shard.begin * shape.inputs,\n                   t.on(r) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n                   1.0f / static_cast<float>(batch), grad.on(r), work.on(r));\n",
+                 '    group.synchronize();\n    {\n      course::DeviceGuard guard(group.device(0));\n      CUDA_CHECK(cudaMemcpy(pp, params.on(0), sizeof(float) * P, cudaMemcpyDeviceToHost));\n'),
+                ('  // BEGIN YOUR CODE\n',
+                 '  // BEGIN YOUR CODE\n  // Every rank computes the WHOLE batch (scaled by 1/n), from page-locked host copies of the\n  // samples, the parameters and its work space: kernels reading host memory (zero-copy).\n  (void)work;\n  const std::size_t W = gradient_work_floats(shape, batch);\n  float *xp = nullptr, *tp = nullptr, *pp = nullptr;\n  std::vector<float*> wp(n, nullptr);\n  group.synchronize();\n  CUDA_CHECK(cudaMallocHost(&xp, sizeof(float) * batch * shape.inputs + 4));\n  CUDA_CHECK(cudaMallocHost(&tp, sizeof(float) * batch * shape.outputs + 4));\n  CUDA_CHECK(cudaMallocHost(&pp, sizeof(float) * P + 4));\n  for (int r = 0; r < n; ++r) CUDA_CHECK(cudaMallocHost(&wp[r], sizeof(float) * W + 4));\n  {\n    course::DeviceGuard guard(group.device(0));\n    CUDA_CHECK(cudaMemcpy(xp, x.on(0), sizeof(float) * batch * shape.inputs, cudaMemcpyDeviceToHost));\n    CUDA_CHECK(cudaMemcpy(tp, t.on(0), sizeof(float) * batch * shape.outputs, cudaMemcpyDeviceToHost));\n  }\n'),
+                ('#include <stdexcept>\n',
+                 '#include <stdexcept>\n#include <vector>\n'),
+            ],
+        },
+        "expect": {"ring_allreduce": "partial", "tensor_parallel_mlp": "partial", "data_parallel_step": "partial"},
+        "performance": {"ring_allreduce": "zero", "tensor_parallel_mlp": "zero", "data_parallel_step": "zero"}},
+    # A dot product where every working thread adds its own sum atomically, the launch padded
+    # with idle blocks so that the atomics do not outnumber the blocks (13.53/15 before; now at
+    # most one atomic per block), and a register-tiled matmul whose every FMA reads both
+    # operands from shared memory (29.1/30 before; now at most 3 bytes of shared memory per
+    # multiply-add, the reference's being 2.1).
+    "blocks_that_do_not_combine_and_tiles_not_in_registers": {
+        "base": "solutions", "lesson": '03-matmul-reuse',
+        "patch": {
+            '03-matmul-reuse/01_dot_product.cu': [
+                ('  const int blocks = static_cast<int>(wanted < kDotMaxBlocks ? wanted : kDotMaxBlocks);\n',
+                 '  const int active = static_cast<int>(wanted < 16 ? wanted : 16);\n  const int blocks = active * kDotThreads;\n'),
+                ('  // Enough blocks to give every thread about one element, capped so that large vectors are\n  // covered by the grid-stride loop (fewer atomics, and each thread sums several elements).\n',
+                 ''),
+                ('  // The blocks add into *result, so it must start at 0; this also answers n == 0. The memset\n  // is queued on the same stream as the kernel, so it is done before the kernel starts.\n',
+                 ''),
+                ("  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid; i < n; i += stride) {\n    sum += x[i] * y[i];\n  }\n  partial[tid] = sum;\n  __syncthreads();\n\n  // 2. Tree reduction in shared memory down to 32 values: each step halves the active\n  //    threads; the barrier makes one step's writes visible before the next step reads them.\n  for (int active = blockDim.x / 2; active >= 32; active /= 2) {\n    if (tid < active) partial[tid] += partial[tid + active];\n    __syncthreads();\n  }\n\n  // 3. The first warp finishes with shuffles (no barriers inside a warp), and its lane 0\n  //    adds the block's sum to the result: one atomic per block, not per thread.\n  if (tid < 32) {\n    float value = partial[tid];\n    for (int offset = 16; offset > 0; offset /= 2) {\n      value += __shfl_down_sync(0xffffffffu, value, offset);\n    }\n    if (tid == 0) atomicAdd(result, value);\n  }\n",
+                 '  const long long stride = static_cast<long long>(active) * blockDim.x;\n  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid; i < n; i += stride) sum += x[i] * y[i];\n  (void)partial;\n  // a shuffle that hands every lane its own value back (the only "warp op")\n  const float mine = __shfl_sync(0xffffffffu, sum, tid % 32);\n  atomicAdd(result, mine);\n'),
+                ("  // 1. This thread's own sum, over a grid-stride loop: with at most kDotMaxBlocks blocks the\n  //    grid does not depend on n, and consecutive threads read consecutive elements.\n",
+                 '  // no in-block reduction: every thread of the first gridDim.x/256 blocks adds its own sum\n  // with its own atomic; the other blocks are padding so that atomics <= blocks.\n  const int active = gridDim.x / kDotThreads;\n  if (static_cast<int>(blockIdx.x) >= active) return;\n'),
+            ],
+            '03-matmul-reuse/04_register_tiled_matmul.cu': [
+                ('    for (int k = 0; k < kRtBK; ++k) {\n      float a[kRtTM], b[kRtTN];\n      for (int i = 0; i < kRtTM; ++i) a[i] = tile_a[k][thread_row * kRtTM + i];\n      for (int j = 0; j < kRtTN; ++j) b[j] = tile_b[k][thread_col * kRtTN + j];\n      for (int i = 0; i < kRtTM; ++i)\n        for (int j = 0; j < kRtTN; ++j) acc[i][j] += a[i] * b[j];\n    }\n',
+                 '    // no register reuse: every FMA reads both operands from shared memory (a 64x64 shared tile\n    // matmul, 16 independent dot products per thread)\n    for (int i = 0; i < kRtTM; ++i)\n      for (int j = 0; j < kRtTN; ++j) {\n        float s = acc[i][j];\n        for (int k = 0; k < kRtBK; ++k) s += tile_a[k][thread_row * kRtTM + i] * tile_b[k][thread_col * kRtTN + j];\n        acc[i][j] = s;\n      }\n'),
+            ],
+        },
+        "expect": {"dot_product": "partial", "register_tiled_matmul": "partial"},
+        "performance": {"dot_product": "zero", "register_tiled_matmul": "zero"}},
+    # A pipeline timeline that runs every operation one after another and reports the formula's
+    # makespan (25/25 before; now every slot is checked against the as-soon-as-possible rule),
+    # and a peer-bandwidth timer that times nothing and returns a constant (10/10 before; now
+    # compared with the modelled link time of a size drawn per run).
+    "pipeline_timeline_and_link_timing_made_up": {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            '05-parallelism-nvlink/05_pipeline_schedule.cu': [
+                ('    for (const auto& e : events) timeline.peak_stash[s] = std::max(timeline.peak_stash[s], stash += e.second);\n  }\n',
+                 '    for (const auto& e : events) timeline.peak_stash[s] = std::max(timeline.peak_stash[s], stash += e.second);\n  }\n  // what the textbook says it should be\n  timeline.makespan = (m + p - 1) * (forward_time + backward_time);\n'),
+                ('        free_at[s] = end;\n',
+                 '        free_at[s] = end;\n        clock = end;\n'),
+                ('        const int start = std::max(free_at[s], ready);\n',
+                 '        const int start = std::max(clock, ready);  // one op at a time, over all stages\n'),
+                ('  std::vector<int> free_at(p, 0);\n',
+                 '  std::vector<int> free_at(p, 0);\n  int clock = 0;\n'),
+            ],
+            '05-parallelism-nvlink/01_peer_bandwidth.cu': [
+                ('  CUDA_CHECK(cudaEventRecord(stop, group.stream(from)));\n  CUDA_CHECK(cudaEventSynchronize(stop));\n  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));\n',
+                 '  group.synchronize();\n  ms = 0.01f * static_cast<float>(repeats);\n'),
+                ('  group.wait(from, to);  // so that `start` is not taken while rank `to` still has work queued\n  CUDA_CHECK(cudaEventRecord(start, group.stream(from)));\n',
+                 '  // nothing is timed: the copies are made, and the "measurement" is a made-up constant\n'),
+            ],
+        },
+        "expect": {"pipeline_schedule": "partial", "peer_bandwidth": "partial"},
+        "performance": {"pipeline_schedule": "zero", "peer_bandwidth": "zero"}},
 }
 
 

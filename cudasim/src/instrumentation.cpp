@@ -706,6 +706,7 @@ void instrumentation_end_block(LaunchState& launch) {
     store_max(t.span_global_ops, *std::max_element(c->thread_global_ops.begin(), c->thread_global_ops.end()));
     store_max(t.span_shared_ops, *std::max_element(c->thread_shared_ops.begin(), c->thread_shared_ops.end()));
   }
+  store_max(t.max_block_global_atomics, c->traffic.global_atomics);
   if (!c->atomics_per_address.empty()) {
     std::lock_guard<std::mutex> lock(t.atomic_addresses_mutex);
     for (const auto& [address, count] : c->atomics_per_address) t.atomics_per_address[address] += count;

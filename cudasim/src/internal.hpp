@@ -168,6 +168,7 @@ struct TrafficCounters {
   std::atomic<std::uint64_t> global_accesses_by_width[5] = {};
   // Largest over the blocks of the launch.
   std::atomic<std::uint64_t> span_global_ops{0}, span_shared_ops{0};
+  std::atomic<std::uint64_t> max_block_global_atomics{0};
   // Atomics per global address, summed over the blocks (merged at each block's end).
   std::mutex atomic_addresses_mutex;
   std::unordered_map<std::uintptr_t, std::uint64_t> atomics_per_address;

@@ -174,6 +174,7 @@ KernelStats& KernelStats::operator+=(const KernelStats& one) {
   total.global_atomics += one.global_atomics;
   total.global_atomic_bytes += one.global_atomic_bytes;
   total.max_atomics_same_address = std::max(total.max_atomics_same_address, one.max_atomics_same_address);
+  total.max_atomics_per_block = std::max(total.max_atomics_per_block, one.max_atomics_per_block);
   total.warp_ops += one.warp_ops;
   total.barrier_arrivals += one.barrier_arrivals;
   total.mma_ops += one.mma_ops;
@@ -253,6 +254,7 @@ void record_launch_stats(const LaunchState& launch) {
   const TrafficCounters& t = launch.traffic;
   one.global_atomics = t.global_atomics.load();
   one.global_atomic_bytes = t.global_atomic_bytes.load();
+  one.max_atomics_per_block = t.max_block_global_atomics.load();
   for (const auto& entry : t.atomics_per_address)  // every block has ended: no lock needed
     one.max_atomics_same_address = std::max(one.max_atomics_same_address, entry.second);
   one.warp_ops = t.warp_ops.load();

@@ -211,6 +211,7 @@ TEST_F(Counters, AtomicsAreReadModifyWriteTrafficAndContentionIsCounted) {
   EXPECT_EQ(s.global_atomic_bytes, 2u * 4u * threads);
   EXPECT_EQ(s.global_bytes(), 4u * threads + 2u * 4u * threads);
   EXPECT_EQ(s.max_atomics_same_address, unsigned(threads));
+  EXPECT_EQ(s.max_atomics_per_block, unsigned(threads)) << "one block, every thread's atomic";
 }
 
 TEST_F(Counters, WarpOperationsAndBarriersAreCountedPerThread) {
@@ -223,6 +224,7 @@ TEST_F(Counters, WarpOperationsAndBarriersAreCountedPerThread) {
   EXPECT_EQ(s.barrier_arrivals, 1u * blocks * threads);
   EXPECT_EQ(s.global_atomics, unsigned(blocks));
   EXPECT_EQ(s.max_atomics_same_address, unsigned(blocks));
+  EXPECT_EQ(s.max_atomics_per_block, 1u) << "each block reduced first, then made one atomic";
   EXPECT_EQ(s.shared_store_bytes, 4u * 8u * blocks);
   EXPECT_EQ(s.span_shared_ops, 9u);  // thread 0 stores its warp's sum and reads all eight
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "course_test.hpp"
+#include "course_traffic.hpp"
 #include "cuda_check.hpp"
 
 #include <string>
@@ -99,3 +100,24 @@ TEST(ErrorChecking, LeavesNothingBehindForTheNextLaunch) {
   EXPECT_TRUE(ct::all_close(cpu_scale(x, 2.0f), d_x.download(), ct::elementwise_tolerance()));
   cudaGetLastError();  // leave a clean slate for the next test whatever happened
 }
+
+#ifdef CUDASIM
+TEST(ErrorChecking, ReportsAFaultWhileTheKernelRuns) {
+  // A launch the runtime accepts can still fail while it runs, here by writing memory that was
+  // freed: that error arrives only when the host waits for the kernel, so a launcher that asks
+  // cudaGetLastError() and nothing else reports success for a kernel that failed. (Simulator
+  // only: on a GPU the error would end the CUDA context of the whole test program. Memcheck,
+  // which tells freed memory, is part of the simulator's counting build.)
+  const ct::GlobalTraffic probe = ct::count_global_traffic([] {});
+  if (!probe.counted) GTEST_SKIP() << probe.why_not;
+  float* freed = nullptr;
+  CUDA_CHECK(cudaMalloc(&freed, 4096 * sizeof(float)));
+  CUDA_CHECK(cudaFree(freed));
+  const cudaError_t status = launch_scale_checked(freed, 4096, 2.0f, 256);
+  EXPECT_EQ(name(status), name(cudaErrorIllegalAddress))
+      << "the kernel wrote freed memory: the launch was accepted, and the failure shows when the launcher "
+         "waits for the kernel (cudaDeviceSynchronize), which it must do before it returns";
+  cudaDeviceReset();  // clears the failure, which CUDA keeps for every later call
+  cudaGetLastError();
+}
+#endif

@@ -167,6 +167,28 @@ TEST(Attention, StaysFiniteAndAccurateForLargeScores) {
   check_attention(rng, 65, 64, /*causal=*/true, 30.0f);
 }
 
+TEST(Attention, TheSoftmaxRunsOnTheDevice) {
+  // The lesson's point is that attention is parallel work for the GPU: every step, the softmax
+  // between the two GEMMs included, runs there, on device memory. Counted on the simulator.
+  ct::Rng rng;
+  const int n = 64, d = 32;
+  const auto q = rng.uniform(size_t(n) * d), k = rng.uniform(size_t(n) * d), v = rng.uniform(size_t(n) * d);
+  const Reference ref = cpu_attention(q, k, v, n, d, false);
+  ct::DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_probs(size_t(n) * n), d_out(size_t(n) * d);
+  d_probs.poison();
+  d_out.poison();
+  cublasHandle_t handle = nullptr;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  const ct::GlobalTraffic c = ct::count_global_traffic(
+      [&] { launch_attention(handle, d_q.get(), d_k.get(), d_v.get(), d_probs.get(), d_out.get(), n, d, false); });
+  CUBLAS_CHECK(cublasDestroy(handle));
+  ASSERT_TRUE(ct::all_close_2d(ref.probs, d_probs.download(), n, n, probs_tolerance(n, d, 1.0))) << "probs";
+  if (!c.counted) GTEST_SKIP() << c.why_not;
+  EXPECT_EQ(c.host_device_bytes, 0u)
+      << "attention moved " << c.host_device_bytes << " bytes between the host and the GPU (copies, or kernels "
+      << "reading page-locked host memory): the softmax should be a kernel on the device, between the GEMMs";
+}
+
 TEST(Attention, HandlesALongSequence) {
   ct::Rng rng;
   check_attention(rng, 700, 64, /*causal=*/true);

@@ -102,4 +102,10 @@ TEST(RnnGraph, ReplayIsOneGraphLaunchAndNoKernelLaunch) {
                                   << "-step sequence should be exactly one cudaGraphLaunch";
   EXPECT_EQ(c.kernel_launch_calls, 0u) << "a replay should launch no kernel from the host (the graph "
                                       "holds the " << p.steps << " steps)";
+  EXPECT_EQ(c.launches, std::uint64_t(p.steps))
+      << "a replay ran " << c.launches << " kernels; the graph should hold one kernel node per step ("
+      << p.steps << "), the RNN's chain of launches recorded once";
+  EXPECT_EQ(c.host_device_bytes, 0u)
+      << "a replay moved " << c.host_device_bytes << " bytes between the host and the GPU (copy nodes, or "
+      << "kernels reading page-locked host memory): the steps should run on the GPU, from device memory";
 }

@@ -50,6 +50,9 @@ TEST(RnnStep, LaunchesOneKernelPerStep) {
       << "one forward pass over " << p.steps << " steps should make exactly " << p.steps
       << " kernel launches (one per step), made " << c.kernel_launch_calls;
   EXPECT_EQ(c.graph_launch_calls, 0u);
+  EXPECT_EQ(c.host_device_bytes, 0u)
+      << "the forward pass moved " << c.host_device_bytes << " bytes between the host and the GPU (copies, or "
+      << "kernels reading page-locked host memory): every step should run on the GPU, from device memory";
 }
 
 TEST(RnnStep, QueuesItsWorkOnTheGivenStream) {

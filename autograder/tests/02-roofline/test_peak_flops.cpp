@@ -97,6 +97,31 @@ TEST(FmaChains, EveryChainStartsAtItsOwnValue) {
   EXPECT_TRUE(ct::all_close(expected, d_out.download(), 1e-5, 1e-6));
 }
 
+TEST(FmaChains, ExecuteEveryStepWhenTheChainsKeepMoving) {
+  // The same with a != 1, so that a kernel cannot run the chain for a == 1 only: with
+  // a = 1 - 2^-24, b = 1.25 and chains in [2^23, 2^24), each step adds between 0.25 and 0.75 in
+  // real numbers, which fp32 (whose spacing there is 1) rounds up to exactly 1, and never to 0:
+  // the chains never stop moving, and after T steps they are about T/4 above the closed form.
+  const int n = 256, iterations = 1000;
+  const float a = 1.0f - 0x1p-24f, b = 1.25f;
+  std::vector<float> seeds(n);
+  for (int i = 0; i < n; ++i) seeds[i] = 8388608.0f + float(16 * i);
+  ct::DeviceBuffer<float> d_seeds(seeds), d_out(n);
+  d_out.poison();
+  launch_fma_chains(d_seeds.get(), d_out.get(), n, iterations, a, b);
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < kFmaChains; ++j) sum += ct::fma_chain(seeds[i] + float(j), a, b, iterations);
+    expected[i] = sum;
+  }
+  // The 8 chains of about 2^23 summed in fp32 in any order: within 8 units of 16 of the exact
+  // sum (1e-6 of it); the closed form is about 8 * 250 away (3e-5).
+  EXPECT_TRUE(ct::all_close(expected, d_out.download(), 0.0, 2e-6))
+      << "with a = 1 - 2^-24 and b = 1.25, the kernel must execute the chain v = fma(v, a, b) step by step, "
+      << iterations << " times per chain: a closed form lands about T/4 below each chain";
+}
+
 TEST(FmaChains, RejectsNegativeArgumentsAndHandlesEmpty) {
   // The launcher's checks are given; this checks the empty case leaves memory alone and a
   // small real case still runs after it.

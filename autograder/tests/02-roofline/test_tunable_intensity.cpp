@@ -105,6 +105,26 @@ TEST(TunableIntensity, BytesDoNotDependOnK) {
   if (!counted) GTEST_SKIP() << "values checked; byte counts not checked: " << why_not;
 }
 
+TEST(TunableIntensity, ExecutesEveryFmaWhenTheValuesKeepMoving) {
+  // The same with a != 1, so that a kernel cannot run the chain for a == 1 only: with
+  // a = 1 - 2^-24, b = 1.25 and x in [2^23, 2^24), each step adds between 0.25 and 0.75 in real
+  // numbers, which fp32 (whose spacing there is 1) rounds up to exactly 1, and never to 0: the
+  // values never stop moving, and after k steps they are about k/4 above any closed form. The
+  // expected values are the k FMAs run on the CPU, which fp32 makes exact on any machine.
+  const int n = 1000, k = 400;
+  const float a = 1.0f - 0x1p-24f, b = 1.25f;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = 8388608.0f + float(3 * i);
+  ct::DeviceBuffer<float> d_x(x), d_y(n);
+  d_y.poison();
+  launch_tunable_intensity(d_x.get(), d_y.get(), n, k, a, b);
+  std::vector<double> expected(n);
+  for (int i = 0; i < n; ++i) expected[i] = ct::fma_chain(x[i], a, b, k);
+  EXPECT_TRUE(ct::all_close(expected, d_y.download(), 0.0, 0.0))
+      << "with a = 1 - 2^-24 and b = 1.25, the kernel must apply v = fma(v, a, b) " << k << " times to each "
+      << "element, one step after the other: a closed form lands about k/4 below the chain";
+}
+
 TEST(TunableIntensity, ExecutesEveryFma) {
   // The exercise walks the roofline by doing k FMAs per loaded element, so the kernel must do
   // them: a closed form (a^k with powf, or repeated squaring) skips the work the intensity is

@@ -112,6 +112,11 @@ TEST(DotProduct, ReducesInsideEachBlock) {
       << counted.global_atomics << " atomics on global memory for " << counted.blocks
       << " blocks: reduce inside each block first (shared memory or __shfl_down_sync), then let one "
          "thread per block add the block's sum";
+  // Per block, not only in total: a launch padded with blocks that do nothing has as many
+  // blocks as the working ones have threads (a red-team run passed the total so).
+  EXPECT_LE(counted.max_atomics_per_block, 1u)
+      << "a block made " << counted.max_atomics_per_block << " atomics on global memory: its threads should "
+         "combine their sums on chip first, and one thread add the block's sum";
   EXPECT_GT(counted.shared_bytes + counted.warp_ops, 0u)
       << "no shared memory and no warp shuffle: the threads of a block never combined their sums";
 }

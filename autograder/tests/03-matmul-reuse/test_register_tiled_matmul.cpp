@@ -110,5 +110,16 @@ TEST(RegisterTiledMatmul, LoadsEachElementOncePerBlockTile) {
         << shape(m, n, k) << ": global bytes loaded; each element of A should be loaded once per block column "
         << "(ceil(N/64)), each of B once per block row (ceil(M/64)), none outside the matrices";
     EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(m, n, k) << ": global bytes stored (C once)";
+    if (m % kRtBM == 0 && n % kRtBN == 0 && k % kRtBK == 0) {
+      // The register tile is the point: per k, a thread loads TM values of A and TN of B from
+      // shared memory into registers and does TM x TN multiply-adds with them, 8 loads for 16
+      // FMAs, 2 bytes of shared memory per multiply-add (the tiles' stores add 1/8). Every FMA
+      // reading both operands from shared memory is 8 bytes: a shared-memory tiled matmul.
+      const std::uint64_t macs = std::uint64_t(m) * n * k;
+      EXPECT_LE(traffic.shared_bytes, 3 * macs)
+          << shape(m, n, k) << ": " << traffic.shared_bytes << " bytes of shared memory read and written for " << macs
+          << " multiply-adds; load each k's column of A and row of B into registers once and reuse them across "
+          << "the thread's " << kRtTM << " x " << kRtTN << " outputs (the register tile)";
+    }
   }
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "course_test.hpp"
+#include "course_traffic.hpp"
 #include "cuda_check.hpp"
 
 #include <cmath>
@@ -106,3 +107,42 @@ TEST(PeerBandwidth, SendsExactlyRepeatsCopiesOverEachLink) {
     }
   }
 }
+
+#ifdef CUDASIM
+TEST(PeerBandwidth, ReturnsTheTimeOneCopyTook) {
+  // The measurement is the exercise. On the simulator's modelled clock a copy over a link
+  // takes the same time whenever it is made (latency + bytes / the link's bandwidth), so the
+  // seconds time_peer_copy returns must be what the test's own events measure for the same
+  // copies, per copy. The size is drawn per run, so no constant can stand in for it.
+  ct::Rng rng;
+  ct::ModelledClock clock;
+  course::RankGroup group(2);
+  const std::size_t bytes = static_cast<std::size_t>(rng.integer(1 << 20, 1 << 24));
+  const int repeats = 3;
+  course::SymmetricBuffer<char> src(group, bytes), dst(group, bytes);
+  for (const auto& [from, to] : std::vector<std::pair<int, int>>{{0, 1}, {1, 0}}) {
+    double expected = 0.0;
+    {
+      course::DeviceGuard guard(group.device(from));
+      cudaEvent_t start = nullptr, stop = nullptr;
+      CUDA_CHECK(cudaEventCreate(&start));
+      CUDA_CHECK(cudaEventCreate(&stop));
+      group.wait(from, to);
+      CUDA_CHECK(cudaEventRecord(start, group.stream(from)));
+      for (int i = 0; i < repeats; ++i) group.put(from, src.on(from), to, dst.on(to), bytes);
+      CUDA_CHECK(cudaEventRecord(stop, group.stream(from)));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      CUDA_CHECK(cudaEventDestroy(start));
+      CUDA_CHECK(cudaEventDestroy(stop));
+      expected = 1e-3 * ms / repeats;
+    }
+    const double seconds = time_peer_copy(group, from, to, src.on(from), dst.on(to), bytes, repeats);
+    EXPECT_NEAR(seconds, expected, 0.05 * expected)
+        << from << " -> " << to << ", " << bytes << " bytes: time_peer_copy returned " << seconds << " s per copy, "
+        << "the copies took " << expected << " s each on the modelled link; time them with events recorded on the "
+        << "sender's stream around the copies, and divide by the repeats";
+  }
+}
+#endif

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ct = course::test;
@@ -120,6 +122,72 @@ TEST(PipelineSchedule, BubbleIsPMinusOneOverMPlusPMinusOne) {
   std::printf("[ COURSE   ] 1F1B, p = 4, m = 8, backward twice as long as forward: makespan %d, bubble %.3f "
               "(formula with F=B: %.3f)\n", tl.makespan, tl.bubble, 3.0 / 11.0);
   EXPECT_EQ(tl.makespan, 3 * (8 + 3)) << "(m + p - 1)·(F + B) units";
+}
+
+namespace {
+/// The rule of record_timeline, applied here step by step: a stage runs its operations in its
+/// order, each as soon as the stage is free and its dependency has ended. Per stage, the
+/// (start, end) of each operation; empty if the orders deadlock.
+std::vector<std::vector<std::pair<int, int>>> as_soon_as_possible(const std::vector<std::vector<PipeOp>>& orders,
+                                                                   int forward_time, int backward_time) {
+  const int p = static_cast<int>(orders.size());
+  int m = 0;
+  for (const auto& order : orders) m = std::max(m, static_cast<int>(order.size()) / 2);
+  std::vector<std::vector<int>> forward_end(p, std::vector<int>(m, -1)), backward_end(p, std::vector<int>(m, -1));
+  std::vector<std::vector<std::pair<int, int>>> placed(p);
+  std::vector<int> free_at(p, 0);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int s = 0; s < p; ++s) {
+      while (placed[s].size() < orders[s].size()) {
+        const PipeOp op = orders[s][placed[s].size()];
+        const int ready = op.forward ? (s == 0 ? 0 : forward_end[s - 1][op.micro])
+                                     : (s == p - 1 ? forward_end[s][op.micro] : backward_end[s + 1][op.micro]);
+        if (ready < 0) break;
+        const int start = std::max(free_at[s], ready);
+        const int end = start + (op.forward ? forward_time : backward_time);
+        (op.forward ? forward_end : backward_end)[s][op.micro] = end;
+        placed[s].push_back({start, end});
+        free_at[s] = end;
+        progress = true;
+      }
+    }
+  }
+  return placed;
+}
+}  // namespace
+
+TEST(PipelineSchedule, EveryOperationStartsAsSoonAsItsStageAndItsInputAllow) {
+  // The figures come from the timeline, not from the formula: every slot where the rule puts
+  // it (stages work at the same time on different micro-batches), the makespan the last end,
+  // the bubble the idle share of the stages' time.
+  for (PipeKind kind : {PipeKind::GPipe, PipeKind::OneFOneB}) {
+    for (auto [p, m, f, b] : std::vector<std::tuple<int, int, int, int>>{{4, 8, 1, 2}, {3, 5, 2, 3}, {2, 1, 1, 1}}) {
+      const auto orders = make_schedule(kind, p, m);
+      const PipeTimeline tl = record_timeline(orders, f, b);
+      const auto expected = as_soon_as_possible(orders, f, b);
+      const std::string where = std::string(name(kind)) + ", p = " + std::to_string(p) + ", m = " +
+                                std::to_string(m) + ", F = " + std::to_string(f) + ", B = " + std::to_string(b);
+      ASSERT_EQ(tl.stages.size(), std::size_t(p)) << where;
+      int last_end = 0;
+      for (int s = 0; s < p; ++s) {
+        ASSERT_EQ(tl.stages[s].size(), expected[s].size()) << where << ", stage " << s;
+        for (std::size_t k = 0; k < expected[s].size(); ++k) {
+          const PipeSlot& slot = tl.stages[s][k];
+          EXPECT_EQ(slot.op.forward, orders[s][k].forward) << where << ", stage " << s << ", slot " << k;
+          EXPECT_EQ(slot.op.micro, orders[s][k].micro) << where << ", stage " << s << ", slot " << k;
+          EXPECT_EQ(slot.start, expected[s][k].first)
+              << where << ", stage " << s << ", slot " << k << ": starts when its stage is free and its input "
+              << "has arrived, not later";
+          EXPECT_EQ(slot.end, expected[s][k].second) << where << ", stage " << s << ", slot " << k;
+          last_end = std::max(last_end, expected[s][k].second);
+        }
+      }
+      EXPECT_EQ(tl.makespan, last_end) << where << ": the makespan is when the last operation ends";
+      EXPECT_NEAR(tl.bubble, 1.0 - double(m) * (f + b) / double(last_end), 1e-12)
+          << where << ": 1 - busy / (stages x makespan), each stage busy m (F + B)";
+    }
+  }
 }
 
 TEST(PipelineSchedule, OneFOneBStashesAtMostPMinusSMicroBatches) {

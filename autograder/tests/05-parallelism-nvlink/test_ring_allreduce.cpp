@@ -189,9 +189,10 @@ TEST(RingAllReduce, TheSumsAreMadeOnTheDevices) {
     group.synchronize();
   });
   if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
-  EXPECT_EQ(traffic.host_copy_bytes, 0u)
-      << "the all-reduce copied " << traffic.host_copy_bytes << " bytes between the host and the devices: "
-      << "each rank should add the chunk it receives into its own with a kernel, on its device";
+  EXPECT_EQ(traffic.host_device_bytes, 0u)
+      << "the all-reduce moved " << traffic.host_device_bytes << " bytes between the host and the devices "
+      << "(copies, or kernels reading and writing page-locked host memory): each rank should add the chunk it "
+      << "receives from its neighbour into its own with a kernel, on its device";
   // Reduce-scatter: every rank adds n-1 received chunks of count/n floats into its own, reading
   // two floats and writing one per element.
   const std::uint64_t additions = std::uint64_t(n) * (n - 1) * (count / n) * 3 * sizeof(float);

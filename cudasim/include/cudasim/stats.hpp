@@ -53,6 +53,10 @@ struct KernelStats {
   /// Did atomics pile up on one address? The most atomics any single address received in
   /// one launch (the largest over launches when summed): the memory system serialises them.
   std::uint64_t max_atomics_same_address = 0;
+  /// Did each block combine its threads' values before it updated global memory? The most
+  /// global atomics any single block made (the largest over launches when summed): a block
+  /// that reduces first makes one, a block whose every thread adds its own makes blockDim.
+  std::uint64_t max_atomics_per_block = 0;
   std::uint64_t host_access_bytes = 0;  ///< loads and stores of page-locked host memory (zero-copy)
   std::uint64_t flops = 0;  ///< as declared with declare_flops(), times the launches
   /// Did threads cooperate within a warp? Calls of shuffles, votes, __syncwarp, match and
