@@ -726,6 +726,40 @@ CASES = {
         },
         "expect": {"pipeline_schedule": "partial", "peer_bandwidth": "partial"},
         "performance": {"pipeline_schedule": "zero", "peer_bandwidth": "zero"}},
+    # A few threads doing the grid's work, where only a count of what each thread did can tell
+    # (the model charges no FMA): thread 0 of each block running its block's chains in peak
+    # FLOPs (15/15 before) and in tunable intensity (13.54/15), a quarter of the threads each
+    # walking four neighbours in the fusion kernel, uncoalesced (15/15). Now each thread of
+    # the FMA kernels makes at most one load and one store, and the fused kernel's warps must use
+    # at least three quarters of every sector they touch.
+    "a_few_threads_do_the_work": {
+        "base": "solutions", "lesson": '02-roofline',
+        "patch": {
+            '02-roofline/03_peak_flops.cu': [
+                ('  float sum = 0.0f;\n#pragma unroll\n  for (int j = 0; j < kFmaChains; ++j) sum += v[j];\n  out[i] = sum;\n',
+                 ''),
+                ('    for (int j = 0; j < kFmaChains; ++j) v[j] = fmaf(v[j], a, b);\n',
+                 '      for (int j = 0; j < kFmaChains; ++j) v[j] = fmaf(v[j], a, b);\n    }\n    float sum = 0.0f;\n#pragma unroll\n    for (int j = 0; j < kFmaChains; ++j) sum += v[j];\n    out[i] = sum;\n'),
+                ('  for (int j = 0; j < kFmaChains; ++j) v[j] = seed + static_cast<float>(j);\n#pragma unroll 4\n  for (int t = 0; t < iterations; ++t) {\n',
+                 '    for (int j = 0; j < kFmaChains; ++j) v[j] = seed + static_cast<float>(j);\n    for (int t = 0; t < iterations; ++t) {\n'),
+                ('  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  const float seed = seeds[i];\n  // kFmaChains registers, each its own dependency chain: the compiler unrolls the j loops,\n  // so each step issues kFmaChains FMAs that do not wait for one another.\n  float v[kFmaChains];\n',
+                 "  // Only thread 0 of each block works: it walks the block's elements one after the other.\n  if (threadIdx.x != 0) return;\n  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x;\n  for (long long i = first; i < first + blockDim.x && i < n; ++i) {\n    const float seed = seeds[i];\n    float v[kFmaChains];\n"),
+            ],
+            '02-roofline/04_tunable_intensity.cu': [
+                ('  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n       i += stride) {\n',
+                 '  if (threadIdx.x != 0) return;\n  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x; i < n;\n       i += (i + 1) % blockDim.x == 0 ? stride - blockDim.x + 1 : 1) {\n'),
+                ('  // BEGIN YOUR CODE\n',
+                 "  // BEGIN YOUR CODE\n  // Thread 0 of each block walks the block's share of the grid-stride loop.\n"),
+            ],
+            '02-roofline/05_fusion.cu': [
+                ('  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {\n    float v = x[i];                              // the only load of x[i] ...\n    const float r_i = reads_r ? r[i] : 0.0f;     // ... and of r[i], however many steps read it\n    for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n    y[i] = v;                                    // the only store: the steps lived in a register\n',
+                 '  const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n  if (tid % 4 != 0) return;\n  for (long long base = tid; base < n; base += stride) {\n    for (long long i = base; i < base + 4 && i < n; ++i) {\n      float v = x[i];\n      const float r_i = reads_r ? r[i] : 0.0f;\n      for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n      y[i] = v;\n    }\n'),
+                ('  // BEGIN YOUR CODE\n',
+                 '  // BEGIN YOUR CODE\n  // A quarter of the threads, each walking 4 neighbouring elements (strided warp accesses).\n'),
+            ],
+        },
+        "expect": {"peak_flops": "partial", "tunable_intensity": "partial", "fusion": "partial"},
+        "performance": {"peak_flops": "zero", "tunable_intensity": "zero", "fusion": "zero"}},
 }
 
 

@@ -193,6 +193,15 @@ TEST(Fusion, OneLaunchMovesEachElementOnce) {
         EXPECT_EQ(traffic.host_device_bytes, 0u)
             << where << ": bytes moved between host and device, by copies or by the kernel reading page-locked host memory "
                "(the chain runs on the GPU, on device memory)";
+        if (n >= 4097) {
+          // Coalesced: a warp's accesses fill the 32-byte sectors they touch (neighbouring
+          // threads, neighbouring elements); a thread walking 4 neighbours of its own uses a
+          // quarter of each sector a warp-wide access touches.
+          EXPECT_GE(traffic.bytes(), 24 * traffic.sectors)
+              << where << ": " << traffic.bytes() << " bytes moved in " << traffic.sectors << " 32-byte sectors ("
+              << 100 * traffic.bytes() / (32 * std::max<std::uint64_t>(1, traffic.sectors)) << "% of each used): "
+              << "neighbouring threads should take neighbouring elements, every thread of the grid one of them";
+        }
       }
     }
   }

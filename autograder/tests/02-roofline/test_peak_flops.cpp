@@ -97,6 +97,25 @@ TEST(FmaChains, EveryChainStartsAtItsOwnValue) {
   EXPECT_TRUE(ct::all_close(expected, d_out.download(), 1e-5, 1e-6));
 }
 
+TEST(FmaChains, EveryThreadRunsItsOwnChains) {
+  // Peak FLOPs needs every lane busy: the launcher starts a thread per element, and each
+  // should run its element's chains (one load, the FMAs in registers, one store), not leave
+  // the work to one thread of its block.
+  ct::Rng rng;
+  const int n = 4096 + 5;
+  const auto seeds = rng.uniform(n, -2.0f, 2.0f);
+  ct::DeviceBuffer<float> d_seeds(seeds), d_out(n);
+  const ct::GlobalTraffic traffic =
+      ct::count_global_traffic([&] { launch_fma_chains(d_seeds.get(), d_out.get(), n, 16, 0.75f, 0.5f); });
+  ASSERT_TRUE(ct::all_close(closed_form(seeds, 16, 0.75f, 0.5f), d_out.download(), ct::Tolerance{kFmaChains * 3e-5, 1e-5}));
+  if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+  EXPECT_LE(traffic.span_global_ops, 2u)
+      << "one thread made " << traffic.span_global_ops << " global loads and stores; each thread should load "
+      << "its own seed once and store its own sum once";
+  EXPECT_LE(traffic.span_shared_ops, 0u) << "one thread made " << traffic.span_shared_ops
+                                         << " shared-memory accesses; the chains live in registers";
+}
+
 TEST(FmaChains, ExecuteEveryStepWhenTheChainsKeepMoving) {
   // The same with a != 1, so that a kernel cannot run the chain for a == 1 only: with
   // a = 1 - 2^-24, b = 1.25 and chains in [2^23, 2^24), each step adds between 0.25 and 0.75 in

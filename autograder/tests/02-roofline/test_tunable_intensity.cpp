@@ -105,6 +105,21 @@ TEST(TunableIntensity, BytesDoNotDependOnK) {
   if (!counted) GTEST_SKIP() << "values checked; byte counts not checked: " << why_not;
 }
 
+TEST(TunableIntensity, EveryThreadTakesItsOwnElement) {
+  // The roofline's compute side needs every lane busy: the launcher starts a thread per
+  // element, and each should take its element (one load, k FMAs, one store), not leave the
+  // work to a few threads that walk many elements each.
+  ct::Rng rng;
+  ct::GlobalTraffic traffic;
+  ASSERT_TRUE(matches(rng, 4096 + 5, 8, &traffic));
+  if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+  EXPECT_LE(traffic.span_global_ops, 2u)
+      << "one thread made " << traffic.span_global_ops << " global loads and stores; each thread should load "
+      << "its own element once and store it once";
+  EXPECT_LE(traffic.span_shared_ops, 0u) << "one thread made " << traffic.span_shared_ops
+                                         << " shared-memory accesses; the chain lives in a register";
+}
+
 TEST(TunableIntensity, ExecutesEveryFmaWhenTheValuesKeepMoving) {
   // The same with a != 1, so that a kernel cannot run the chain for a == 1 only: with
   // a = 1 - 2^-24, b = 1.25 and x in [2^23, 2^24), each step adds between 0.25 and 0.75 in real
