@@ -760,6 +760,21 @@ CASES = {
         },
         "expect": {"peak_flops": "partial", "tunable_intensity": "partial", "fusion": "partial"},
         "performance": {"peak_flops": "zero", "tunable_intensity": "zero", "fusion": "zero"}},
+    # A linear scan whose tiles one warp walks step by step, each step's (a, b) broadcast by
+    # __shfl_sync: hardly a memory access, so the span of loads and stores did not see it
+    # (25/25 before). The simulator now counts the longest thread's warp operations.
+    "a_tile_walked_through_shuffles": {
+        "base": "solutions", "lesson": '01-serial-dependency',
+        "patch": {
+            '01-serial-dependency/05_linear_scan.cu': [
+                ('  if (threadIdx.x == 0) carry_in = carry[blockIdx.x];\n  Affine total;\n  const Affine before = block_exclusive_scan(mine, &total);  // its barrier publishes carry_in\n  float state = before.a * carry_in + before.b;\n  for (int i = 0; i < kItems; ++i) {\n    if (first + i < static_cast<size_t>(n)) {\n      state = my_a[i] * state + my_b[i];\n      h[first + i] = state;\n    }\n',
+                 '  float state = carry[blockIdx.x];\n  for (int e = 0; e < kLinearScanTile; ++e) {\n    const float ea = __shfl_sync(0xffffffffu, my_a[e / 32], e % 32);\n    const float eb = __shfl_sync(0xffffffffu, my_b[e / 32], e % 32);\n    state = ea * state + eb;  // the serial chain, step e of the tile\n    if (lane == e % 32) my_h[e / 32] = state;\n  }\n  for (int k = 0; k < kLinearScanTile / 32; ++k) {\n    const size_t idx = tile0 + lane + 32 * static_cast<size_t>(k);\n    if (idx < static_cast<size_t>(n)) h[idx] = my_h[k];\n'),
+                ("  // TODO(student): h for this block's tile, starting from the state carry[blockIdx.x] entering it,\n  //                reading each a and b once (about 22 lines)\n  __shared__ float carry_in;  // the state entering this tile, loaded once for the block\n  const size_t first = static_cast<size_t>(blockIdx.x) * kLinearScanTile + threadIdx.x * kItems;\n  float my_a[kItems], my_b[kItems];  // registers: a and b are read from memory once per pass\n  Affine mine{1.0f, 0.0f};\n  for (int i = 0; i < kItems; ++i) {\n    if (first + i < static_cast<size_t>(n)) {\n      my_a[i] = a[first + i];\n      my_b[i] = b[first + i];\n      mine = compose(mine, Affine{my_a[i], my_b[i]});\n    }\n",
+                 "  // One warp per tile; every lane runs the tile's 1024 steps one after the other (the maps\n  // are broadcast by shuffles from the lane that loaded them), and each lane stores its own.\n  if (threadIdx.x >= 32) return;\n  const int lane = threadIdx.x;\n  const size_t tile0 = static_cast<size_t>(blockIdx.x) * kLinearScanTile;\n  float my_a[kLinearScanTile / 32], my_b[kLinearScanTile / 32], my_h[kLinearScanTile / 32];\n  for (int k = 0; k < kLinearScanTile / 32; ++k) {\n    const size_t idx = tile0 + lane + 32 * static_cast<size_t>(k);\n    my_a[k] = idx < static_cast<size_t>(n) ? a[idx] : 1.0f;\n    my_b[k] = idx < static_cast<size_t>(n) ? b[idx] : 0.0f;\n"),
+            ],
+        },
+        "expect": {"linear_scan": "partial"},
+        "performance": {"linear_scan": "zero"}},
 }
 
 

@@ -197,7 +197,7 @@ struct AccessContext {
   std::unordered_map<std::uintptr_t, WordState> shared_words;
 
   // The critical path: each thread's global (atomics included) and shared accesses.
-  std::vector<std::uint64_t> thread_global_ops, thread_shared_ops;
+  std::vector<std::uint64_t> thread_global_ops, thread_shared_ops, thread_warp_ops;
   // Coalescing: the requests being gathered per warp, and those already counted.
   std::vector<WarpRequests> warps;
   std::uint64_t requests = 0, sectors = 0;
@@ -592,6 +592,7 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
                               launch.config.block.z;
   c.thread_global_ops.assign(threads, 0);
   c.thread_shared_ops.assign(threads, 0);
+  c.thread_warp_ops.assign(threads, 0);
   c.warps.resize((threads + kWarpLanes - 1) / kWarpLanes);
   for (WarpRequests& w : c.warps) w.pending.clear();
   c.requests = c.sectors = 0;
@@ -647,7 +648,11 @@ void instrumentation_barrier_released(unsigned arrivals) {
 }
 
 void instrumentation_count_warp_op() {
-  if (AccessContext* c = active) ++c->traffic.warp_ops;
+  AccessContext* c = active;
+  if (c == nullptr) return;
+  ++c->traffic.warp_ops;
+  const unsigned t = linear_thread_id();
+  if (t < c->thread_warp_ops.size()) ++c->thread_warp_ops[t];
 }
 
 void count_mma() {
@@ -705,6 +710,7 @@ void instrumentation_end_block(LaunchState& launch) {
   if (!c->thread_global_ops.empty()) {
     store_max(t.span_global_ops, *std::max_element(c->thread_global_ops.begin(), c->thread_global_ops.end()));
     store_max(t.span_shared_ops, *std::max_element(c->thread_shared_ops.begin(), c->thread_shared_ops.end()));
+    store_max(t.span_warp_ops, *std::max_element(c->thread_warp_ops.begin(), c->thread_warp_ops.end()));
   }
   store_max(t.max_block_global_atomics, c->traffic.global_atomics);
   if (!c->atomics_per_address.empty()) {

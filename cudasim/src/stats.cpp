@@ -184,6 +184,7 @@ KernelStats& KernelStats::operator+=(const KernelStats& one) {
   total.global_sectors += one.global_sectors;
   total.span_global_ops = std::max(total.span_global_ops, one.span_global_ops);
   total.span_shared_ops = std::max(total.span_shared_ops, one.span_shared_ops);
+  total.span_warp_ops = std::max(total.span_warp_ops, one.span_warp_ops);
   total.modelled += one.modelled;
   return total;
 }
@@ -265,6 +266,7 @@ void record_launch_stats(const LaunchState& launch) {
   one.global_sectors = t.global_sectors.load();
   one.span_global_ops = t.span_global_ops.load();
   one.span_shared_ops = t.span_shared_ops.load();
+  one.span_warp_ops = t.span_warp_ops.load();
   one.fissioned_blocks = t.fissioned_blocks.load();
 
   Registry& r = registry();

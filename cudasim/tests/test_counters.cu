@@ -221,6 +221,7 @@ TEST_F(Counters, WarpOperationsAndBarriersAreCountedPerThread) {
   block_sum_with_shuffles<<<blocks, threads>>>(x, total);
   const cudasim::KernelStats s = run_and_count();
   EXPECT_EQ(s.warp_ops, 5u * blocks * threads);  // five shuffles per thread
+  EXPECT_EQ(s.span_warp_ops, 5u) << "the longest thread's warp operations";
   EXPECT_EQ(s.barrier_arrivals, 1u * blocks * threads);
   EXPECT_EQ(s.global_atomics, unsigned(blocks));
   EXPECT_EQ(s.max_atomics_same_address, unsigned(blocks));

@@ -134,6 +134,7 @@ std::string counters_of(const cudasim::KernelStats& s) {
   add("global_atomic_bytes", s.global_atomic_bytes);
   add("max_same_address", s.max_atomics_same_address);
   add("max_per_block", s.max_atomics_per_block);
+  add("span_warp", s.span_warp_ops);
   add("warp_ops", s.warp_ops);
   add("barrier_arrivals", s.barrier_arrivals);
   add("mma", s.mma_ops);

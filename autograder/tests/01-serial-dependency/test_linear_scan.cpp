@@ -152,4 +152,11 @@ TEST(LinearScan, MovesAtMost22BytesPerElement) {
       << " shared accesses: the tile's elements are walked one after another somewhere; scan each tile "
          "as a tree (warp shuffles or a shared-memory scan), so that the longest thread's work grows "
          "with log(tile), not with the tile";
+  // Nor through a chain of shuffles: one warp that walks the tile's 1024 steps, each step's
+  // (a, b) broadcast to it by __shfl_sync, makes 2048 dependent warp operations per thread
+  // and barely touches memory.
+  EXPECT_LE(traffic.span_warp_ops, 64u)
+      << "one thread made " << traffic.span_warp_ops << " warp operations (shuffles, votes): a walk over the "
+         "tile's elements passed from lane to lane is still a walk; a warp scan makes log2(32) = 5 steps (the "
+         "reference's longest thread makes 12)";
 }

@@ -84,6 +84,10 @@ struct KernelStats {
   /// (the largest over launches when summed; the two maxima may come from different threads).
   std::uint64_t span_global_ops = 0;
   std::uint64_t span_shared_ops = 0;
+  /// The most warp operations (shuffles, votes, __syncwarp) any single thread made: a chain of
+  /// shuffles, each waiting for the last, is a serial walk as much as a chain of loads is.
+  /// Counted, not charged by the model.
+  std::uint64_t span_warp_ops = 0;
   /// How did the simulator run it (a fact about the simulator, not the GPU)? Blocks run as
   /// loops over their threads, one per stretch between barriers (loop fission, see
   /// set_loop_fission), rather than one coroutine per thread; every other counter is the same
