@@ -49,6 +49,7 @@ struct GlobalTraffic {
   std::uint64_t global_atomics = 0, max_atomics_same_address = 0;
   std::uint64_t max_atomics_per_block = 0;    ///< the most global atomics one block made
   std::uint64_t shared_bytes = 0, warp_ops = 0, barrier_arrivals = 0, mma_ops = 0;
+  std::uint64_t fragment_loads = 0, fragment_stores = 0;  ///< wmma tile loads (A, B) and stores
   std::uint64_t requests = 0, sectors = 0;    ///< coalescing: warp-wide requests, 32-byte sectors
   std::uint64_t accesses_by_width[5] = {};    ///< 1, 2, 4, 8, 16-byte global accesses
   std::uint64_t span_global_ops = 0, span_shared_ops = 0, span_warp_ops = 0;
@@ -105,6 +106,8 @@ inline GlobalTraffic close_local_traffic_window() {
   traffic.warp_ops = k.warp_ops;
   traffic.barrier_arrivals = k.barrier_arrivals;
   traffic.mma_ops = k.mma_ops;
+  traffic.fragment_loads = k.fragment_loads;
+  traffic.fragment_stores = k.fragment_stores;
   traffic.host_device_bytes += k.host_access_bytes;
   traffic.requests = k.global_requests;
   traffic.sectors = k.global_sectors;

@@ -44,7 +44,7 @@ struct Marshal<cudasim::KernelStats> {
     for (auto* v : {&k.launches, &k.blocks, &k.threads, &k.global_load_bytes, &k.global_store_bytes,
                     &k.shared_load_bytes, &k.shared_store_bytes, &k.atomics, &k.global_atomics,
                     &k.global_atomic_bytes, &k.max_atomics_same_address, &k.max_atomics_per_block, &k.host_access_bytes, &k.flops,
-                    &k.warp_ops, &k.barrier_arrivals, &k.mma_ops, &k.global_requests, &k.global_sectors,
+                    &k.warp_ops, &k.barrier_arrivals, &k.mma_ops, &k.fragment_loads, &k.fragment_stores, &k.global_requests, &k.global_sectors,
                     &k.span_global_ops, &k.span_shared_ops, &k.span_warp_ops, &k.fissioned_blocks})
       field(*v);
     for (auto& v : k.global_accesses_by_width) field(v);

@@ -20,7 +20,7 @@ struct Marshal<course::test::GlobalTraffic> {
   static void numbers(Traffic& t, Field&& field) {
     for (auto* v : {&t.kernel_launch_calls, &t.graph_launch_calls, &t.host_device_bytes, &t.load_bytes, &t.store_bytes, &t.launches,
                     &t.blocks, &t.threads, &t.atomic_bytes, &t.global_atomics, &t.max_atomics_same_address, &t.max_atomics_per_block,
-                    &t.shared_bytes, &t.warp_ops, &t.barrier_arrivals, &t.mma_ops, &t.requests, &t.sectors,
+                    &t.shared_bytes, &t.warp_ops, &t.barrier_arrivals, &t.mma_ops, &t.fragment_loads, &t.fragment_stores, &t.requests, &t.sectors,
                     &t.span_global_ops, &t.span_shared_ops, &t.span_warp_ops})
       field(*v);
     for (auto& v : t.accesses_by_width) field(v);

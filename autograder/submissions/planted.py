@@ -775,6 +775,28 @@ CASES = {
         },
         "expect": {"linear_scan": "partial"},
         "performance": {"linear_scan": "zero"}},
+    # WMMA whose products are scalar FMAs with register blocking (under the shared-memory bound
+    # per multiply-add), beside token mma_syncs on fragments filled with zeros, C written from
+    # the scalar sums (19.6/20 before). The tensor cores must now multiply tiles loaded with
+    # load_matrix_sync, and C be stored from their accumulators (counted per warp).
+    "tensor_cores_on_filled_fragments": {
+        "base": "solutions", "lesson": '03-matmul-reuse',
+        "patch": {
+            '03-matmul-reuse/05_wmma_matmul.cu': [
+                ('  // Park the accumulators in shared memory (fragments have no element order one may rely on).\n  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j)\n      wmma::store_matrix_sync(&tile_c[warp_row * 32 + i * 16][warp_col * 32 + j * 16], acc[i][j], kWmmaBN,\n                              wmma::mem_row_major);\n',
+                 '  for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 8; ++j) tile_c[trow * 4 + i][tcol * 8 + j] = racc[i][j];\n'),
+                ('        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n',
+                 '        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], za, zb, acc[i][j]);\n    if (block_row + trow * 4 < M && block_col + tcol * 8 < N) {\n      const int kmax = K - k0 < kWmmaBK ? K - k0 : kWmmaBK;\n      for (int kk = 0; kk < kmax; ++kk) {\n        float av[4], bv[8];\n        for (int i = 0; i < 4; ++i) av[i] = __bfloat162float(tile_a[trow * 4 + i][kk]);\n        for (int j = 0; j < 8; ++j) bv[j] = __bfloat162float(tile_b[kk][tcol * 8 + j]);\n        for (int i = 0; i < 4; ++i)\n          for (int j = 0; j < 8; ++j) racc[i][j] += av[i] * bv[j];\n      }\n'),
+                ("    // Two steps of 16 along k: load this warp's 2 fragments of A and 2 of B from shared\n    // memory, then 4 tensor-core multiply-adds.\n    for (int kk = 0; kk < kWmmaBK; kk += 16) {\n      wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[2];\n      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[2];\n      for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(a[i], &tile_a[warp_row * 32 + i * 16][kk], kWmmaBK);\n      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][warp_col * 32 + j * 16], kWmmaBN);\n",
+                 '    for (int kk = 0; kk < kWmmaBK; kk += 16)\n'),
+                ('    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n',
+                 '    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> za;\n  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> zb;\n  wmma::fill_fragment(za, zero);\n  wmma::fill_fragment(zb, zero);\n'),
+                ("  // This warp's 2 x 2 accumulator fragments, zeroed.\n",
+                 '  // scalar FMAs, register-blocked 4 x 8 per thread (128 threads x 32 = 64 x 64), plus token\n  // mma_syncs on zero fragments that read no shared memory\n  float racc[4][8];\n  for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 8; ++j) racc[i][j] = 0.0f;\n  const int trow = tid / 8, tcol = tid % 8;  // rows trow*4.., cols tcol*8..\n  (void)warp_row, (void)warp_col;\n'),
+            ],
+        },
+        "expect": {"wmma_matmul": "partial"},
+        "performance": {"wmma_matmul": "zero"}},
 }
 
 

@@ -248,6 +248,7 @@ inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& f, const detail:
   typedef detail::storage_t<T> S;
   const bool col = std::is_same<Layout, col_major>::value;
   if (detail::lane() == 0) {
+    ::cudasim::detail::count_fragment_transfer(false);
     detail::copy_in_counted<S, F::rows, F::cols>(f.x, ptr, ldm, col);
   } else {
     detail::copy_in_uncounted<S, F::rows, F::cols>(f.x, ptr, ldm, col);
@@ -287,6 +288,7 @@ inline void mma_sync(fragment<accumulator, M, N, K, D>& d, const fragment<matrix
 template <int M, int N, int K, class T>
 inline void store_matrix_sync(T* ptr, const fragment<accumulator, M, N, K, T>& f, unsigned ldm, layout_t layout) {
   if (detail::lane() != 0) return;
+  ::cudasim::detail::count_fragment_transfer(true);
   typedef fragment<accumulator, M, N, K, T> F;
   detail::WarpTileAccess tile;
   for (int r = 0; r < F::rows; ++r)

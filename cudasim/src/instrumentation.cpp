@@ -659,6 +659,10 @@ void count_mma() {
   if (AccessContext* c = active) ++c->traffic.mma_lane_calls;
 }
 
+void count_fragment_transfer(bool store) {
+  if (AccessContext* c = active) ++(store ? c->traffic.fragment_stores : c->traffic.fragment_loads);
+}
+
 void begin_warp_tile_access() {
   if (AccessContext* c = active) {
     c->tile_access = true;
@@ -703,6 +707,8 @@ void instrumentation_end_block(LaunchState& launch) {
   t.warp_ops += c->traffic.warp_ops;
   t.barrier_arrivals += c->traffic.barrier_arrivals;
   t.mma_lane_calls += c->traffic.mma_lane_calls;
+  t.fragment_loads += c->traffic.fragment_loads;
+  t.fragment_stores += c->traffic.fragment_stores;
   for (int i = 0; i < 5; ++i) t.global_accesses_by_width[i] += c->traffic.global_accesses_by_width[i];
   c->flush_all_requests();
   t.global_requests += c->requests;

@@ -164,7 +164,8 @@ void count_peer_access(int source, int destination, std::uint64_t bytes);
 struct TrafficCounters {
   std::atomic<std::uint64_t> global_load{0}, global_store{0}, shared_load{0}, shared_store{0},
       atomics{0}, host_access{0}, global_atomics{0}, global_atomic_bytes{0}, warp_ops{0},
-      barrier_arrivals{0}, mma_lane_calls{0}, global_requests{0}, global_sectors{0}, fissioned_blocks{0};
+      barrier_arrivals{0}, mma_lane_calls{0}, fragment_loads{0}, fragment_stores{0}, global_requests{0},
+      global_sectors{0}, fissioned_blocks{0};
   std::atomic<std::uint64_t> global_accesses_by_width[5] = {};
   // Largest over the blocks of the launch.
   std::atomic<std::uint64_t> span_global_ops{0}, span_shared_ops{0}, span_warp_ops{0};
@@ -225,7 +226,7 @@ int resident_blocks(int block_size, std::size_t dynamic_shared_bytes);
 struct BlockTraffic {
   std::uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0,
                 atomics = 0, host_access = 0, global_atomics = 0, global_atomic_bytes = 0, warp_ops = 0,
-                barrier_arrivals = 0, mma_lane_calls = 0;
+                barrier_arrivals = 0, mma_lane_calls = 0, fragment_loads = 0, fragment_stores = 0;
   std::uint64_t global_accesses_by_width[5] = {};
 };
 

@@ -178,6 +178,8 @@ KernelStats& KernelStats::operator+=(const KernelStats& one) {
   total.warp_ops += one.warp_ops;
   total.barrier_arrivals += one.barrier_arrivals;
   total.mma_ops += one.mma_ops;
+  total.fragment_loads += one.fragment_loads;
+  total.fragment_stores += one.fragment_stores;
   total.fissioned_blocks += one.fissioned_blocks;
   for (int i = 0; i < 5; ++i) total.global_accesses_by_width[i] += one.global_accesses_by_width[i];
   total.global_requests += one.global_requests;
@@ -261,6 +263,8 @@ void record_launch_stats(const LaunchState& launch) {
   one.warp_ops = t.warp_ops.load();
   one.barrier_arrivals = t.barrier_arrivals.load();
   one.mma_ops = (t.mma_lane_calls.load() + 31) / 32;
+  one.fragment_loads = t.fragment_loads.load();
+  one.fragment_stores = t.fragment_stores.load();
   for (int i = 0; i < 5; ++i) one.global_accesses_by_width[i] = t.global_accesses_by_width[i].load();
   one.global_requests = t.global_requests.load();
   one.global_sectors = t.global_sectors.load();

@@ -237,6 +237,8 @@ TEST_F(Counters, AWarpsMmaSyncIsOneOperationAndItsTileLoadsOneRequestEach) {
   one_mma<__nv_bfloat16, nvcuda::wmma::row_major><<<1, 32>>>(a, b, c);
   const cudasim::KernelStats s = run_and_count();
   EXPECT_EQ(s.mma_ops, 1u);
+  EXPECT_EQ(s.fragment_loads, 2u) << "the A and B tiles, once per warp";
+  EXPECT_EQ(s.fragment_stores, 1u) << "the accumulator, once per warp";
   EXPECT_EQ(s.global_requests, 3u);                      // two tile loads, one tile store
   EXPECT_EQ(s.global_sectors, 512u / 32 * 2 + 1024u / 32);  // every byte once
   EXPECT_EQ(s.span_global_ops, 3u);

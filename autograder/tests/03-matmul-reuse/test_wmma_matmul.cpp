@@ -144,6 +144,18 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
     // of a staged tile once per 16x16x16 product, about a byte of shared memory per multiply-add
     // of the padded product (the reference: 0.25 to 0.64). Scalar FMAs next to token mma_syncs
     // read two 2-byte elements per multiply-add, four times that.
+    // The products must be of tiles from memory, and their sums reach C: every k-step of an
+    // output tile's row needs its A tile loaded, of its column its B tile (a warp that keeps a
+    // fragment for several products loads it once), and every output tile is stored from its
+    // accumulator. Token mma_syncs on filled fragments, with C written from scalar sums, do
+    // neither.
+    const std::uint64_t m16 = (m + 15) / 16, n16 = (n + 15) / 16, k16 = (k + 15) / 16;
+    EXPECT_GE(traffic.fragment_loads, (m16 + n16) * k16)
+        << shape(m, n, k) << ": " << traffic.fragment_loads << " wmma::load_matrix_sync of A and B tiles; the "
+        << "tensor cores should multiply tiles loaded from the staged matrices";
+    EXPECT_GE(traffic.fragment_stores, m16 * n16)
+        << shape(m, n, k) << ": " << traffic.fragment_stores << " wmma::store_matrix_sync of accumulators for "
+        << m16 * n16 << " output tiles; C should be what the tensor cores summed";
     const std::uint64_t padded_macs = 4096ull * tiles;
     EXPECT_LE(traffic.shared_bytes, padded_macs)
         << shape(m, n, k) << ": " << traffic.shared_bytes << " bytes of shared memory read and written for "

@@ -299,6 +299,8 @@ inline constexpr DeviceHeapTag device_heap{};
 void count_atomic(const void* address, unsigned bytes);
 /// Counts one lane's call of wmma::mma_sync (32 lanes make one warp-level operation).
 void count_mma();
+/// Counts a warp's wmma::load_matrix_sync of an A or B tile, or its store_matrix_sync.
+void count_fragment_transfer(bool store);
 /// Between these, the calling lane's accesses are a whole warp's tile load or store (wmma),
 /// made by one lane: one request, and one access on the lane's critical path.
 void begin_warp_tile_access();

@@ -67,6 +67,9 @@ struct KernelStats {
   std::uint64_t barrier_arrivals = 0;
   /// Did the tensor cores do the work? Warp-level wmma::mma_sync operations.
   std::uint64_t mma_ops = 0;
+  /// Did they work on tiles from memory, and did their results reach memory? Warp-level
+  /// wmma::load_matrix_sync of A and B tiles, and store_matrix_sync of accumulators.
+  std::uint64_t fragment_loads = 0, fragment_stores = 0;
   /// How wide were the global accesses? Loads and stores of 1, 2, 4, 8 and 16 bytes (a float4
   /// or int4 access is one 16-byte access).
   std::uint64_t global_accesses_by_width[5] = {};
