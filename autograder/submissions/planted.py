@@ -797,6 +797,29 @@ CASES = {
         },
         "expect": {"wmma_matmul": "partial"},
         "performance": {"wmma_matmul": "zero"}},
+    # Attention's softmax with a warp per row whose lane 0 walks the row alone (17.66/20 before:
+    # every test passed, only the performance criterion saw it). The longest thread may now make
+    # n/2 global accesses for rows of n scores.
+    "one_lane_walks_each_softmax_row": {
+        "base": "solutions", "lesson": '01-serial-dependency',
+        "patch": {
+            '01-serial-dependency/04_attention.cu': [
+                ('  for (int j = lane; j < n; j += 32) p[j] = j < valid ? expf(p[j] - row_max) * inv_sum : 0.0f;\n',
+                 '  for (int j = 0; j < n; ++j) p[j] = j < valid ? expf(p[j] - row_max) * inv_sum : 0.0f;\n'),
+                ('  for (int j = lane; j < valid; j += 32) sum += expf(p[j] - row_max);\n  for (int offset = 16; offset > 0; offset /= 2)\n    sum += __shfl_xor_sync(0xffffffffu, sum, offset);\n  // sum >= 1 (the maximum contributes exp(0)), so the division is safe.\n',
+                 '  for (int j = 0; j < valid; ++j) sum += expf(p[j] - row_max);\n'),
+                ("  for (int j = lane; j < valid; j += 32) row_max = fmaxf(row_max, p[j]);\n  // Butterfly reduction: after 5 exchanges every lane holds the warp's maximum.\n  for (int offset = 16; offset > 0; offset /= 2)\n    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, offset));\n",
+                 '  for (int j = 0; j < valid; ++j) row_max = fmaxf(row_max, p[j]);\n'),
+                ('  // With the causal mask row `row` keeps columns 0..row; the rest become exact zeros.\n',
+                 ''),
+                ('  const int lane = threadIdx.x % 32;\n',
+                 '  const int lane = threadIdx.x % 32;\n  if (lane != 0) return;\n'),
+                ('  //                warp; with `causal` the columns after `row` become exact zeros (about 20 lines)\n',
+                 '  //                warp; with `causal` the columns after `row` become exact zeros (about 20 lines)\n  // Lane 0 does the whole row, serially.\n'),
+            ],
+        },
+        "expect": {"attention": "partial"},
+        "performance": {"attention": "zero"}},
 }
 
 

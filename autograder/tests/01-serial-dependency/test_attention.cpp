@@ -171,7 +171,7 @@ TEST(Attention, TheSoftmaxRunsOnTheDevice) {
   // The lesson's point is that attention is parallel work for the GPU: every step, the softmax
   // between the two GEMMs included, runs there, on device memory. Counted on the simulator.
   ct::Rng rng;
-  const int n = 64, d = 32;
+  const int n = 256, d = 32;
   const auto q = rng.uniform(size_t(n) * d), k = rng.uniform(size_t(n) * d), v = rng.uniform(size_t(n) * d);
   const Reference ref = cpu_attention(q, k, v, n, d, false);
   ct::DeviceBuffer<float> d_q(q), d_k(k), d_v(v), d_probs(size_t(n) * n), d_out(size_t(n) * d);
@@ -187,6 +187,12 @@ TEST(Attention, TheSoftmaxRunsOnTheDevice) {
   EXPECT_EQ(c.host_device_bytes, 0u)
       << "attention moved " << c.host_device_bytes << " bytes between the host and the GPU (copies, or kernels "
       << "reading page-locked host memory): the softmax should be a kernel on the device, between the GEMMs";
+  // And a parallel one: a warp per row, its lanes sharing the row's n scores (a few passes of
+  // n / 32 each, about 3n/32 + n/32 accesses per lane), not one lane walking the row.
+  EXPECT_LE(c.span_global_ops, std::uint64_t(n) / 2)
+      << "one thread made " << c.span_global_ops << " global loads and stores for rows of " << n
+      << " scores: the row's max, sum and normalisation should be shared by the lanes of its warp "
+         "(each lane a slice, combined with shuffles), not walked by one thread";
 }
 
 TEST(Attention, HandlesALongSequence) {
