@@ -453,11 +453,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
     reader_ = std::thread([this] { read_loop(); });
   }
 
-  /// In the child: the namespaces, then a reaper that is PID 1 of the new PID namespace (so
-  /// that every process the worker leaves behind dies with it), and under it the worker. The
-  /// worker itself is not PID 1: a namespace's first process ignores the signals it sends
-  /// itself (raise, abort), which would let a crash go unseen. The reaper reports how the
-  /// worker ended on the status pipe.
   /// Whether a mount of file-system type `type` lives in memory or the kernel (bounded, or no
   /// files at all) rather than on a disk.
   static bool in_memory_file_system(const char* type) {
@@ -557,6 +552,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
+  /// In the child: the namespaces, then a reaper that is PID 1 of the new PID namespace (so
+  /// that every process the worker leaves behind dies with it), and under it the worker. The
+  /// worker itself is not PID 1: a namespace's first process ignores the signals it sends
+  /// itself (raise, abort), which would let a crash go unseen. The reaper reports how the
+  /// worker ended on the status pipe.
   [[noreturn]] static void run_child(int channel, int status_pipe, int shared_file, char** argv, char** envp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     // A user namespace of its own (no capability over the judge's), a PID namespace (the
