@@ -445,6 +445,24 @@ CASES = {
         "patch": {PR: [("    try {\n      read_batch(b, *slot);\n",
                         "    try {\n      std::lock_guard<std::mutex> turn(mutex);\n      read_batch(b, *slot);\n")]},
         "expect": {"prefetch_ring": "partial"}},
+    # Found by the fourth red-team run (2026-11-27), 25/25 on 0f2410a: reads serialised by a lock
+    # of the submission's own, with on_batch_read (which the test then watched) called after the
+    # turn is over. The test now streams the files itself and sees the reads.
+    "reads_take_turns_behind_their_own_lock": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PR: [("    try {\n      read_batch(b, *slot);\n",
+                        "    try {\n"
+                        "      // one read at a time over all workers; the report comes after the turn is over\n"
+                        "      static std::mutex read_turn;\n"
+                        "      {\n"
+                        "        std::lock_guard<std::mutex> turn(read_turn);\n"
+                        "        const std::int64_t first = b * config.batch_size;\n"
+                        "        const int count = static_cast<int>(std::min<std::int64_t>(config.batch_size, index.samples - first));\n"
+                        "        dataset::read_samples(index, first, count, slot->features, slot->ids);\n"
+                        "        slot->samples = count;\n"
+                        "      }\n"
+                        "      if (config.on_batch_read) config.on_batch_read(b);\n")]},
+        "expect": {"prefetch_ring": "partial"}},
     # every rank computes the whole batch's gradient and scales it by 1/n: right weights, n x the work
     # Found by a red-team run (2026-11-26), both 20/20 on b89451a. Unsharded, and padded when it
     # runs alone, so that one rank moves as many bytes as four: the shard test compared the

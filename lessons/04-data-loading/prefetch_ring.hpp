@@ -37,8 +37,9 @@ struct RingConfig {
   int slots = 4;                   ///< pinned buffers in the ring (batches in flight), >= 1
   /// Optional: called by a worker thread right after it has read batch `b` into its slot
   /// (tests count reads with it; the benchmark draws its timeline from it). Workers read
-  /// without holding the ring's lock, so two workers may be inside it at once: a test checks
-  /// that they are, since workers that take turns read no faster than one.
+  /// without holding the ring's lock, so two workers may be inside it at once. A test checks
+  /// that two reads are under way at once (it serves the files itself, through named pipes),
+  /// since workers that take turns read no faster than one.
   std::function<void(std::int64_t b)> on_batch_read;
 };
 

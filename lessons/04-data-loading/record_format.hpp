@@ -97,6 +97,19 @@ inline std::uint32_t get_u32(const std::uint8_t* p) {
 inline std::uint64_t get_u64(const std::uint8_t* p) {
   return std::uint64_t(get_u32(p)) | std::uint64_t(get_u32(p + 4)) << 32;
 }
+/// Moves `f`, just opened, to byte `offset`. A file that cannot seek (a pipe, a socket: data
+/// streamed from elsewhere) is read up to there instead. False when the stream ends first.
+inline bool skip_to(std::FILE* f, std::size_t offset) {
+  if (std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0) return true;
+  if (errno != ESPIPE) return false;
+  std::uint8_t scratch[4096];
+  while (offset > 0) {
+    const std::size_t got = std::fread(scratch, 1, std::min(offset, sizeof scratch), f);
+    if (got == 0) return false;
+    offset -= got;
+  }
+  return true;
+}
 /// Closes a FILE* at the end of a scope.
 struct FileCloser {
   std::FILE* f;
@@ -171,7 +184,8 @@ inline Index scan(const std::vector<std::string>& paths) {
 /// checks each record (complete, checksum, sample id), and writes the preprocessed pixels to
 /// `features_out` (`count * index.features` floats, sample after sample) and the ids to
 /// `ids_out` (`count` values). Each call opens the files it needs: it is safe to call from
-/// several threads at once.
+/// several threads at once. A file that cannot seek (a named pipe that streams the file) is
+/// read from its start.
 /// @throws DataError naming the file and the record for a truncated file, a checksum
 ///         mismatch or a record whose id is not its position in the data set
 inline void read_samples(const Index& index, std::int64_t first, int count, float* features_out,
@@ -197,8 +211,7 @@ inline void read_samples(const Index& index, std::int64_t first, int count, floa
     detail::FileCloser closer{f};
     buffer.resize(rb * run);
     std::size_t got = 0;
-    if (std::fseek(f, static_cast<long>(kHeaderBytes + rb * record), SEEK_SET) == 0)
-      got = std::fread(buffer.data(), 1, buffer.size(), f);
+    if (detail::skip_to(f, kHeaderBytes + rb * record)) got = std::fread(buffer.data(), 1, buffer.size(), f);
     for (int k = 0; k < run; ++k) {
       const long long r = static_cast<long long>(record) + k;
       if (got < rb * (k + 1))

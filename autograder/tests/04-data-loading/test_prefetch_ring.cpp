@@ -8,6 +8,11 @@
 #include "prefetch_ring.hpp"
 
 #include <cuda_runtime.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "course_test.hpp"
@@ -24,6 +29,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -90,6 +96,147 @@ class TempDataset {
   std::vector<std::string> files_;
   std::int64_t samples_ = 0;
   std::uint32_t features_;
+};
+
+/// A data set whose files are named pipes that this object streams, each holding one batch,
+/// to see from outside the ring whether two batches are read at once. Each file is served by a
+/// thread of its own, to every reader that opens it (the ring's header scans, the reads) on a
+/// pipe of its own: the header at once, the records only once two files have a reader past the
+/// header (the two reads "meet"), or once a reader has waited 5 s in vain. A header
+/// scan closes its end before the next file is opened, so it never meets anything.
+class PipedDataset {
+ public:
+  PipedDataset(int files, std::uint32_t records_per_file, std::uint32_t features)
+      : features_(features), samples_(static_cast<std::int64_t>(files) * records_per_file) {
+    dir_ = fs::temp_directory_path() / ("course04-pipes-" + std::to_string(::getpid()) + "-" +
+                                        ct::detail::current_test_name());
+    fs::create_directories(dir_);
+    for (int i = 0; i < files; ++i) {
+      const fs::path side = dir_ / ("content-" + std::to_string(i));
+      dataset::write_file(side.string(), static_cast<std::uint64_t>(i) * records_per_file, records_per_file, features);
+      std::ifstream in(side, std::ios::binary);
+      contents_.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      fs::remove(side);
+      char name[32];
+      std::snprintf(name, sizeof name, "part-%03d.dlr", i);
+      files_.push_back((dir_ / name).string());
+      if (::mkfifo(files_.back().c_str(), 0644) != 0) throw std::runtime_error("mkfifo " + files_.back() + " failed");
+    }
+    presence_.resize(static_cast<std::size_t>(files));
+    for (int i = 0; i < files; ++i) servers_.emplace_back([this, i] { serve(i); });
+  }
+  ~PipedDataset() {
+    stopping_ = true;
+    meeting_changed_.notify_all();
+    for (std::thread& t : servers_) t.join();
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  const std::vector<std::string>& files() const { return files_; }
+  std::int64_t samples() const { return samples_; }
+  std::uint32_t features() const { return features_; }
+  /// Whether two pipes ever had a reader waiting for records at the same time.
+  bool two_reads_met() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return met_;
+  }
+
+ private:
+  static constexpr auto kPatience = 5s;
+
+  /// Streams file `i` to each reader that opens it, until the object is destroyed.
+  void serve(int i) {
+    // A reader that goes away makes a write fail with EPIPE; the signal must not end the process.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+    const std::string& content = contents_[static_cast<std::size_t>(i)];
+    while (!stopping_) {
+      // Non-blocking, to see `stopping_`: with no reader the open fails with ENXIO.
+      const int fd = ::open(files_[static_cast<std::size_t>(i)].c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd < 0) {
+        std::this_thread::sleep_for(1ms);
+        continue;
+      }
+      // A fresh pipe for the next reader: one opening this one after the present reader has
+      // left would find our end still open and be streamed the rest of someone else's file.
+      const std::string& path = files_[static_cast<std::size_t>(i)];
+      if (::mkfifo((path + ".next").c_str(), 0644) != 0 || ::rename((path + ".next").c_str(), path.c_str()) != 0)
+        throw std::runtime_error("cannot replace the pipe " + path);
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      if (write_all(fd, content.data(), dataset::kHeaderBytes) && wait_to_meet(static_cast<std::size_t>(i), fd))
+        write_all(fd, content.data() + dataset::kHeaderBytes, content.size() - dataset::kHeaderBytes);
+      ::close(fd);
+    }
+  }
+
+  /// Holds the records back from the reader of file `i` (on `fd`) until the reads meet, the
+  /// reader has waited 5 s in vain, or it closes its end (a header scan): false in the last case.
+  ///
+  /// The server sees its reader only by polling, so it may notice late that a header scan has
+  /// left, after the scan of the next file has begun. Each server therefore records the first and
+  /// the latest moment it saw its reader still there: a reader keeps its end open from the one to
+  /// the other, so two such spans that overlap are two reads open at the same moment.
+  bool wait_to_meet(std::size_t i, int fd) {
+    using Clock = std::chrono::steady_clock;
+    std::unique_lock<std::mutex> lock(mutex_);
+    Presence& mine = presence_[i];
+    bool reader_left = false;
+    for (;;) {
+      lock.unlock();
+      pollfd end{fd, 0, 0};
+      reader_left = ::poll(&end, 1, 0) > 0 && (end.revents & POLLERR) != 0;
+      const Clock::time_point now = Clock::now();
+      lock.lock();
+      if (reader_left || met_ || gave_up_ || stopping_) break;
+      if (!mine.seen) mine.first = now;
+      mine.seen = true;
+      mine.latest = now;
+      for (const Presence& other : presence_)
+        if (&other != &mine && other.seen && std::max(mine.first, other.first) <= std::min(mine.latest, other.latest))
+          met_ = true;
+      if (met_) {
+        meeting_changed_.notify_all();
+        break;
+      }
+      if (now - mine.first > kPatience) {
+        gave_up_ = true;  // waited once in vain: let the rest run at full speed
+        meeting_changed_.notify_all();
+        break;
+      }
+      meeting_changed_.wait_for(lock, 2ms);
+    }
+    mine = Presence{};
+    return !reader_left;
+  }
+
+  static bool write_all(int fd, const char* data, std::size_t bytes) {
+    while (bytes > 0) {
+      const ssize_t wrote = ::write(fd, data, bytes);
+      if (wrote <= 0) return false;
+      data += wrote;
+      bytes -= static_cast<std::size_t>(wrote);
+    }
+    return true;
+  }
+
+  fs::path dir_;
+  std::vector<std::string> files_;
+  std::vector<std::string> contents_;
+  std::uint32_t features_;
+  std::int64_t samples_;
+  std::vector<std::thread> servers_;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  std::condition_variable meeting_changed_;
+  /// A server's view of its present reader: seen from `first` to `latest`, still there at both.
+  struct Presence {
+    bool seen = false;
+    std::chrono::steady_clock::time_point first, latest;
+  };
+  std::vector<Presence> presence_;  // one per file
+  bool met_ = false, gave_up_ = false;
 };
 
 /// Runs `work` on its own thread and waits at most `limit`. Returns "" when it finished,
@@ -248,40 +395,23 @@ TEST(PrefetchRing, ReadsAheadButNeverMoreThanItsSlots) {
 
 TEST(PrefetchRing, WorkersReadAtTheSameTime) {
   // The point of several workers: while one reads and preprocesses a batch, the others read
-  // theirs. Each worker reports a finished read through on_batch_read, from its own thread; the
-  // first report waits, up to 5 s, for another worker's report to arrive while it is still
-  // inside. Workers that take turns (a single thread, or a lock held across the read) never
-  // report two reads at once.
-  struct Meeting {
-    std::mutex mutex;
-    std::condition_variable arrived;
-    int inside = 0;
-    bool met = false, gave_up = false;
-  };
-  auto meeting = std::make_shared<Meeting>();
-  auto on_read = [meeting](std::int64_t) {
-    std::unique_lock<std::mutex> lock(meeting->mutex);
-    if (++meeting->inside >= 2) meeting->met = true;
-    meeting->arrived.notify_all();
-    if (!meeting->met && !meeting->gave_up) {
-      meeting->arrived.wait_for(lock, 5s, [&] { return meeting->met; });
-      meeting->gave_up = !meeting->met;  // waited once in vain: let the rest run at full speed
-    }
-    --meeting->inside;
-  };
-  const TempDataset data({256}, 16);
+  // theirs. The files are named pipes, one batch each, that the test itself streams: a reader
+  // gets the header at once and the records only once another file also has a reader waiting
+  // for its records (or after 5 s). Workers that take turns (a single thread, or a lock held
+  // across the read) never have two reads open at once.
+  const PipedDataset data(16, 16, 16);
   std::int64_t seen = 0;
-  const std::string outcome = run_with_deadline(20s, [&] {
-    PrefetchRing ring(RingConfig{data.files(), 16, 4, 8, on_read});
+  const std::string outcome = run_with_deadline(30s, [&] {
+    PrefetchRing ring(RingConfig{data.files(), 16, 4, 8, nullptr});
     seen = drain_and_check(ring, 16, data.samples(), data.features());
   });
   ASSERT_EQ(outcome, "");
   ASSERT_EQ(seen, 16) << "256 samples in batches of 16";
-  std::lock_guard<std::mutex> lock(meeting->mutex);
-  EXPECT_TRUE(meeting->met)
+  EXPECT_TRUE(data.two_reads_met())
       << "with 4 workers and 8 free slots, no two workers were ever reading at the same time: a worker "
-         "must read and preprocess its batch without holding the ring's lock, and every worker must run "
-         "(config.workers threads), so that reading batch b+1 overlaps reading batch b";
+         "must read and preprocess its batch without holding the ring's lock (or any lock of its own), "
+         "and every worker must run (config.workers threads), so that reading batch b+1 overlaps reading "
+         "batch b";
 }
 
 TEST(PrefetchRing, HoldingEverySlotBlocksTheNextBatch) {
