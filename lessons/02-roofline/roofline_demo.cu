@@ -8,8 +8,9 @@
 // Per kernel it reports FLOPs (counted by hand from the kernel's definition: the simulator
 // counts bytes, not arithmetic), bytes (the simulator's counters when they exist, else the
 // kernel's definition), seconds (CUDA events on a GPU: the median of repeats after warm-up;
-// on the simulator CPU time, which says nothing about a GPU) and whether a sample of its
-// output matched a CPU reference.
+// on the simulator CPU time, which says nothing about a GPU), on the simulator the modelled
+// time on CUDASIM_GPU (cudasim/gpu_model.hpp, with the FLOPs declared to it) and its dominant
+// term, and whether a sample of its output matched a CPU reference.
 
 #include <cuda_runtime.h>
 
@@ -30,6 +31,7 @@
 #include <vector>
 
 #ifdef CUDASIM
+#include <cudasim/gpu_model.hpp>
 #include <cudasim/stats.hpp>
 #endif
 
@@ -45,13 +47,22 @@ bool counters_available() {
 
 struct Figures {
   double seconds = 0.0;
-  double counted_bytes = -1.0;  // -1: not counted
+  double counted_bytes = -1.0;      // -1: not counted
+  double modelled_seconds = -1.0;   // -1: not modelled (on a GPU, or without the counters)
+  std::string modelled_bound;       // the model's dominant term
 };
 
 /// GPU: median of `repeats` timed runs (CUDA events) after 2 warm-ups. Simulator: one run,
-/// CPU time, plus the counted global bytes.
-Figures measure(const std::function<void()>& launch, int repeats) {
+/// CPU time, plus the counted global bytes and the modelled time, for which `kernel` (the
+/// exercise's kernel, as its launch names it) is declared to do `flops` per launch.
+Figures measure(const std::function<void()>& launch, int repeats, const char* kernel = nullptr,
+                double flops = 0.0) {
   Figures f;
+#ifdef CUDASIM
+  if (kernel != nullptr) cudasim::declare_flops(kernel, static_cast<std::uint64_t>(flops));
+#else
+  (void)kernel, (void)flops;
+#endif
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
@@ -75,9 +86,17 @@ Figures measure(const std::function<void()>& launch, int repeats) {
   }
 #ifdef CUDASIM
   if (counted) {
-    double bytes = 0.0;
-    for (const auto& k : cudasim::kernel_stats()) bytes += double(k.global_bytes());
+    double bytes = 0.0, modelled_ns = 0.0, longest_ns = -1.0;
+    for (const auto& k : cudasim::kernel_stats()) {
+      bytes += double(k.global_bytes());
+      modelled_ns += k.modelled.total_ns;
+      if (k.modelled.total_ns > longest_ns) {
+        longest_ns = k.modelled.total_ns;
+        f.modelled_bound = k.modelled.dominant();
+      }
+    }
     f.counted_bytes = bytes;
+    if (longest_ns >= 0.0) f.modelled_seconds = modelled_ns * 1e-9;
   }
 #endif
   std::sort(times.begin(), times.end());
@@ -101,14 +120,21 @@ std::vector<std::string> kernel_lines;
 void report(const std::string& name, const std::string& family, double parameter, double flops,
             double model_bytes, const Figures& f, bool correct) {
   const bool counted = f.counted_bytes >= 0.0;
-  char line[512];
+  std::string modelled;
+  if (f.modelled_seconds >= 0.0) {
+    char text[160];
+    std::snprintf(text, sizeof text, "\"modelled_seconds\": %.9g, \"modelled_bound\": %s, ", f.modelled_seconds,
+                  json_string(f.modelled_bound).c_str());
+    modelled = text;
+  }
+  char line[640];
   std::snprintf(line, sizeof line,
                 "    {\"name\": %s, \"family\": %s, \"parameter\": %.17g, \"flops\": %.17g, "
                 "\"bytes\": %.17g, \"model_bytes\": %.17g, \"bytes_source\": \"%s\", "
-                "\"seconds\": %.9g, \"correct\": %s}",
+                "\"seconds\": %.9g, %s\"correct\": %s}",
                 json_string(name).c_str(), json_string(family).c_str(), parameter, flops,
                 counted ? f.counted_bytes : model_bytes, model_bytes, counted ? "counters" : "model",
-                f.seconds, correct ? "true" : "false");
+                f.seconds, modelled.c_str(), correct ? "true" : "false");
   kernel_lines.push_back(line);
 }
 
@@ -133,7 +159,9 @@ int main(int argc, char** argv) {
 #else
   const bool on_gpu = true;
 #endif
-  long long n = on_gpu ? (1ll << 26) : (1ll << 20);  // 256 MiB per array on a GPU
+  // 256 MiB per array on a GPU. 16 MiB on the simulator, where every element runs on the CPU:
+  // enough that the modelled launch overhead (2.5 us) is a quarter of a STREAM kernel's time.
+  long long n = on_gpu ? (1ll << 26) : (1ll << 22);
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--n") == 0) n = std::atoll(argv[i + 1]);
   }
@@ -171,42 +199,45 @@ int main(int argc, char** argv) {
   // STREAM.
   auto poison = [&] { CUDA_CHECK(cudaMemset(out, 0xFF, n * sizeof(float))); };
   poison();
-  Figures f = measure([&] { launch_stream_copy(x, out, in); }, repeats);
+  Figures f = measure([&] { launch_stream_copy(x, out, in); }, repeats, "stream_kernel", 0.0);
   report("copy", "stream", 0, 0.0, 8.0 * dn, f, sample_matches(out, n, xv));
   poison();
-  f = measure([&] { launch_stream_scale(x, out, s, in); }, repeats);
+  f = measure([&] { launch_stream_scale(x, out, s, in); }, repeats, "stream_kernel", dn);
   report("scale", "stream", 0, dn, 8.0 * dn, f,
          sample_matches(out, n, [&](long long i) { return s * xv(i); }));
   poison();
-  f = measure([&] { launch_stream_add(x, y, out, in); }, repeats);
+  f = measure([&] { launch_stream_add(x, y, out, in); }, repeats, "stream_kernel", dn);
   report("add", "stream", 0, dn, 12.0 * dn, f,
          sample_matches(out, n, [&](long long i) { return xv(i) + yv(i); }));
   poison();
-  f = measure([&] { launch_stream_triad(x, y, out, s, in); }, repeats);
+  f = measure([&] { launch_stream_triad(x, y, out, s, in); }, repeats, "stream_kernel", 2.0 * dn);
   report("triad", "stream", 0, 2.0 * dn, 12.0 * dn, f,
          sample_matches(out, n, [&](long long i) { return xv(i) + s * yv(i); }));
 
-  // Tunable intensity: k FMAs per element, intensity k/4. Smaller arrays on the simulator,
-  // where every FMA costs CPU time (the counted bytes scale exactly with n).
-  const long long nt = on_gpu ? n : std::min<long long>(n, 1 << 16);
+  // Tunable intensity: k FMAs per element, intensity k/4, over the same n elements as STREAM
+  // (on the simulator the larger k take a few seconds of CPU: every FMA runs).
   const float a = 0.5f, b = 0.25f;
   for (int k : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}) {
     poison();
-    f = measure([&] { launch_tunable_intensity(x, out, int(nt), k, a, b); }, repeats);
+    f = measure([&] { launch_tunable_intensity(x, out, in, k, a, b); }, repeats, "tunable_intensity_kernel",
+                2.0 * k * dn);
     const double ak = std::pow(double(a), k), fixed = double(b) * (1.0 - ak) / (1.0 - double(a));
-    report("fma k=" + std::to_string(k), "tunable", k, 2.0 * k * double(nt), 8.0 * double(nt), f,
-           sample_matches(out, nt, [&](long long i) { return ak * xv(i) + fixed; }));
+    report("fma k=" + std::to_string(k), "tunable", k, 2.0 * k * dn, 8.0 * dn, f,
+           sample_matches(out, n, [&](long long i) { return ak * xv(i) + fixed; }));
   }
 
-  // Peak FLOPs: enough threads to fill every SM several times, long chains.
-  const long long np = on_gpu ? std::min<long long>(n, (long long)sms * 2048 * 4) : 4096;
+  // Peak FLOPs: enough threads to fill every SM several times, long chains (on the simulator
+  // one full wave, 2048 threads per SM of the modelled GPU, and shorter chains).
+  const long long np = std::min<long long>(n, (long long)sms * 2048 * (on_gpu ? 4 : 1));
   const int iterations = on_gpu ? 2048 : 256;
   poison();
-  f = measure([&] { launch_fma_chains(x, out, int(np), iterations, a, b); }, on_gpu ? 7 : 1);
+  const double chain_flops = 2.0 * kFmaChains * iterations * double(np);
+  f = measure([&] { launch_fma_chains(x, out, int(np), iterations, a, b); }, on_gpu ? 7 : 1, "fma_chains_kernel",
+              chain_flops);
   {
     const double at = std::pow(double(a), iterations);
     const double fixed = double(b) * (1.0 - at) / (1.0 - double(a));
-    report("fma chains", "peak", iterations, 2.0 * kFmaChains * iterations * double(np),
+    report("fma chains", "peak", iterations, chain_flops,
            8.0 * double(np), f, sample_matches(out, np, [&](long long i) {
              double sum = 0.0;
              for (int j = 0; j < kFmaChains; ++j) sum += at * (xv(i) + j) + fixed;
@@ -234,7 +265,11 @@ int main(int argc, char** argv) {
                 json_string(m.name).c_str(), json_string(m.description).c_str(), m.fp32_flops,
                 m.bf16_flops, m.memory_bytes_per_s, i + 1 < roofline::kMachineCount ? "," : "");
   }
-  std::printf("  ],\n  \"kernels\": [\n");
+  std::printf("  ],\n");
+#ifdef CUDASIM
+  std::printf("  \"modelled_gpu\": %s,\n", json_string(cudasim::modelled_gpu().name).c_str());
+#endif
+  std::printf("  \"kernels\": [\n");
   for (std::size_t i = 0; i < kernel_lines.size(); ++i)
     std::printf("%s%s\n", kernel_lines[i].c_str(), i + 1 < kernel_lines.size() ? "," : "");
   std::printf("  ]\n}\n");

@@ -9,9 +9,11 @@ its output was right.
 - On a GPU the times are real (CUDA events). The machine is measured as well: a
   device-to-device ``cudaMemcpy`` gives the memory roof, the reference FMA-chain kernel the
   compute roof; the datasheet roof of ``--gpu`` (default: the GPU found) is drawn next to it.
-- On the simulator times mean nothing, but bytes are counted exactly. Each kernel is then
-  placed on the roofline of ``--gpu`` (default H200) at the time the roofline model
-  predicts for its FLOPs and counted bytes: ``max(FLOPs / peak, bytes / bandwidth)``.
+- On the simulator CPU times mean nothing, but bytes are counted exactly. Each kernel is
+  placed on the roofline of ``--gpu`` (default H200) at its time on the simulator's modelled
+  clock for that GPU (cudasim/gpu_model.hpp: launch overhead plus the longest of the counted
+  bytes over the bandwidth, the declared FLOPs over the peak, and the longest thread's path),
+  next to what the roofline formula alone predicts: ``max(FLOPs / peak, bytes / bandwidth)``.
 
 The plot is drawn by gnuplot when it is installed (Debian: ``gnuplot-nox``), as PNG and
 SVG; without gnuplot the SVG is written by this module and the PNG is skipped with a note.
@@ -92,8 +94,9 @@ def fp32_peak_from_device(report: dict) -> Optional[float]:
 # points
 
 def place_kernels(report: dict, machine: dict, on_gpu: bool, who: str) -> List[dict]:
-    """One point per kernel with FLOPs > 0: intensity, FLOP/s (measured on a GPU, predicted
-    from the model on the simulator), predicted time, bound."""
+    """One point per kernel with FLOPs > 0: intensity, FLOP/s (measured on a GPU, on the
+    modelled clock on the simulator), predicted time, bound (the roofline's on a GPU, the
+    modelled clock's dominant term on the simulator)."""
     peak, bw = machine["fp32_flops"], machine["memory_bytes_per_s"]
     points = []
     for k in report.get("kernels", []):
@@ -107,7 +110,9 @@ def place_kernels(report: dict, machine: dict, on_gpu: bool, who: str) -> List[d
             p["flops_per_second"] = flops / secs if secs > 0 else 0.0
             p["bytes_per_second"] = nbytes / secs if secs > 0 else 0.0
         else:
-            secs = p["predicted_seconds"]
+            # An older demo without the modelled clock: the roofline formula's time.
+            secs = float(k.get("modelled_seconds", p["predicted_seconds"]))
+            p["bound"] = k.get("modelled_bound", p["bound"])
             p["flops_per_second"] = flops / secs if secs > 0 else 0.0
             p["bytes_per_second"] = nbytes / secs if secs > 0 else 0.0
         p["plotted"] = flops > 0 and nbytes > 0 and k.get("correct", False)
@@ -181,7 +186,7 @@ def table(points: List[dict], reference: Dict[str, dict], on_gpu: bool) -> str:
         ref = reference.get(p["name"])
         if not p.get("correct"):
             # Figures of a kernel that computed the wrong thing (or nothing) mean nothing.
-            rows.append([p["name"], si(p["flops"], ""), si(p["bytes"], "B")] + ["-"] * (6 if on_gpu else 5)
+            rows.append([p["name"], si(p["flops"], ""), si(p["bytes"], "B")] + ["-"] * 6
                         + ["-", "NO"])
             continue
         if on_gpu:
@@ -196,14 +201,15 @@ def table(points: List[dict], reference: Dict[str, dict], on_gpu: bool) -> str:
                   if ref and float(ref["bytes"]) > 0 else "-")
             rows.append([p["name"], si(p["flops"], ""), si(p["bytes"], "B"), p.get("bytes_source", ""),
                          intensity_text(p["intensity"]), seconds_text(p["predicted_seconds"]),
+                         seconds_text(float(p.get("modelled_seconds", p["predicted_seconds"]))),
                          si(p["flops_per_second"], "FLOP/s"), p["bound"], vs,
                          "yes" if p.get("correct") else "NO"])
     if on_gpu:
         header = ["kernel", "FLOPs", "bytes", "FLOP/B", "time", "bandwidth", "FLOP/s", "model time",
                   "vs reference", "correct"]
     else:
-        header = ["kernel", "FLOPs", "bytes", "counted by", "FLOP/B", "predicted time", "FLOP/s",
-                  "bound", "bytes vs ref", "correct"]
+        header = ["kernel", "FLOPs", "bytes", "counted by", "FLOP/B", "roofline time", "modelled time",
+                  "FLOP/s", "bound", "bytes vs ref", "correct"]
     return ui.format_table(header, rows)
 
 
@@ -244,7 +250,7 @@ def roof_polyline(peak: float, bw: float) -> List[Tuple[float, float]]:
 def plot_title(machine: dict, on_gpu: bool, device: str) -> str:
     if on_gpu:
         return "Roofline: lesson 02 kernels measured on %s (datasheet roof: %s)" % (device, machine["name"])
-    return "Roofline: lesson 02 kernels on an %s, predicted from the simulator's byte counts" % machine["name"]
+    return "Roofline: lesson 02 kernels on an %s, modelled from the simulator's counts" % machine["name"]
 
 
 def write_svg(path: str, machine: dict, measured: Optional[dict], points: List[dict], title: str) -> None:
@@ -483,12 +489,61 @@ def gpu_checks(student_or_ref: dict, measured: Optional[dict], machine: dict) ->
 
 
 # ------------------------------------------------------------------------------------------
+# the simulator's modelled points against the lesson (a test holds them: experiment/02/roofline_demo)
+
+def modelled_disagreements(report: dict, machine: dict) -> List[str]:
+    """What, in a simulator demo's modelled times for `machine`, contradicts lesson 02; [] when
+    nothing does. The lesson says: no kernel beats the roofline; STREAM kernels are
+    memory-bound and near the memory roof; the tunable kernel is memory-bound below the ridge,
+    compute-bound above it, and its FLOP/s never fall as k grows; the FMA chains come near the
+    FP32 peak."""
+    problems: List[str] = []
+    peak, bw = machine["fp32_flops"], machine["memory_bytes_per_s"]
+    ridge_point = ridge(peak, bw)
+    points = [p for p in place_kernels(report, machine, False, "reference") if p.get("correct")]
+    if any("modelled_seconds" not in p for p in points):
+        return ["the demo reported no modelled times (built without the simulator's counters?)"]
+    by_name = {p["name"]: p for p in points}
+    for p in points:
+        if float(p["modelled_seconds"]) < p["predicted_seconds"] * (1 - 1e-9):
+            problems.append("%s: modelled %s beats the roofline's %s" % (
+                p["name"], seconds_text(float(p["modelled_seconds"])), seconds_text(p["predicted_seconds"])))
+    for name in ("copy", "scale", "add", "triad"):
+        p = by_name.get(name)
+        if p is None:
+            problems.append("%s: missing or wrong" % name)
+            continue
+        if p["bound"] != "memory":
+            problems.append("%s: a STREAM kernel modelled as %s-bound, not memory-bound" % (name, p["bound"]))
+        if p["predicted_seconds"] < 0.6 * float(p["modelled_seconds"]):
+            problems.append("%s: modelled at %.0f%% of the memory roof (expected >= 60%%)"
+                            % (name, 100 * p["predicted_seconds"] / float(p["modelled_seconds"])))
+    tunable = sorted((p for p in points if p["family"] == "tunable"), key=lambda p: p["parameter"])
+    for p in tunable:
+        expected = "memory" if p["intensity"] < ridge_point / 2 else "compute" if p["intensity"] > 2 * ridge_point else None
+        if expected and p["bound"] != expected:
+            problems.append("%s: intensity %.3g FLOP/B (ridge %.3g) modelled as %s-bound, expected %s-bound"
+                            % (p["name"], p["intensity"], ridge_point, p["bound"], expected))
+    for before, after in zip(tunable, tunable[1:]):
+        if after["flops_per_second"] < before["flops_per_second"] * (1 - 1e-9):
+            problems.append("%s: %s, fewer than %s at %s" % (after["name"], si(after["flops_per_second"], "FLOP/s"),
+                                                             si(before["flops_per_second"], "FLOP/s"), before["name"]))
+    chains = by_name.get("fma chains")
+    if chains is None or chains["flops_per_second"] < 0.8 * peak:
+        problems.append("fma chains: %s, expected >= 80%% of the FP32 peak %s" % (
+            si(chains["flops_per_second"], "FLOP/s") if chains else "missing or wrong", si(peak, "FLOP/s")))
+    return problems
+
+
+# ------------------------------------------------------------------------------------------
 # the command
 
-def _run_demo(path: str) -> dict:
+def _run_demo(path: str, modelled_gpu: str) -> dict:
+    """Runs a demo and reads its JSON; on the simulator its modelled clock is `modelled_gpu`'s."""
+    env = dict(os.environ, CUDASIM_GPU=modelled_gpu)
     try:
         proc = subprocess.run([path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              errors="replace", timeout=DEMO_TIMEOUT)
+                              errors="replace", timeout=DEMO_TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         raise CourseError("%s did not finish within %d s" % (os.path.basename(path), DEMO_TIMEOUT), FAILURE)
     if proc.returncode != 0:
@@ -534,7 +589,7 @@ def run_roofline(session, gpu: Optional[str], out_dir: Optional[str]) -> int:
             continue
         ui.progress(" ok")
         ui.progress("running %s ..." % target)
-        reports[target] = _run_demo(os.path.join(demo_dir, target))
+        reports[target] = _run_demo(os.path.join(demo_dir, target), gpu or DEFAULT_SIM_GPU)
     if not reports:
         raise CourseError("neither the reference nor your roofline demo could be built", FAILURE)
 
@@ -565,9 +620,12 @@ def run_roofline(session, gpu: Optional[str], out_dir: Optional[str]) -> int:
             print("Measured roof: %s" % roof_summary(dict(measured, bf16_flops=0)))
     else:
         counted = any_report.get("counters")
-        print("Simulator: bytes %s; times are what the model predicts on an %s, not measurements."
+        print("Simulator: bytes %s; times are modelled on an %s, not measurements."
               % ("counted exactly by cudasim" if counted else "NOT counted (no counters in this build): "
                  "taken from each kernel's definition", machine["name"]))
+        if counted:
+            print("The modelled time adds to the roofline time the launch overhead (2.5 us a launch) and the "
+                  "longest thread's path: short kernels sit below the roof, as they do on a GPU.")
     shown = student_points or [p for p in points if p["who"] == "reference"]
     print()
     print(("your kernels:" if student_points else "reference kernels (yours did not build):"))
@@ -596,3 +654,29 @@ def run_roofline(session, gpu: Optional[str], out_dir: Optional[str]) -> int:
         rel = os.path.relpath(path)
         print("wrote " + (path if rel.startswith("..") else rel))
     return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python3 -m course.roofline --check DEMO [--gpu NAME]``: runs a simulator build of the
+    demo and exits non-zero, listing why, when its modelled points contradict the lesson."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python3 -m course.roofline")
+    parser.add_argument("--check", required=True, metavar="DEMO", help="a roofline_demo built for the simulator")
+    parser.add_argument("--gpu", default=DEFAULT_SIM_GPU, choices=GPU_CHOICES)
+    args = parser.parse_args(argv)
+    report = _run_demo(args.check, args.gpu)
+    machine = find_machine(report["machines"], args.gpu)
+    if machine is None:
+        print("no machine %s in the demo's table" % args.gpu)
+        return 1
+    points = [p for p in place_kernels(report, machine, False, "reference")]
+    print(table(points, {p["name"]: p for p in points}, False))
+    problems = modelled_disagreements(report, machine)
+    for line in problems:
+        print("disagrees with lesson 02: " + line)
+    print("modelled on %s: %s" % (args.gpu, "agrees with lesson 02" if not problems else "%d disagreements" % len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
