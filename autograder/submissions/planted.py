@@ -815,6 +815,49 @@ CASES = {
         },
         "expect": {"wmma_matmul": "partial"},
         "performance": {"wmma_matmul": "zero"}},
+    # Found by the fifth red-team run (2026-11-27): thread 0 of each block does the block's work,
+    # writing threadIdx before each access so that the counters, the coalescing check and racecheck
+    # take it for the thread the work belonged to (dot_product 15/15, fusion 15/15, tiled_matmul
+    # 20/20 on 230fabd). A kernel's store to a built-in is now a fault (instrumentation.cpp).
+    'thread_zero_works_under_every_threads_name': {
+        "base": "solutions", "lesson": '03-matmul-reuse',
+        "patch": {
+            '03-matmul-reuse/01_dot_product.cu': [
+                ("\n  // 3. The first warp finishes with shuffles (no barriers inside a warp), and its lane 0\n  //    adds the block's sum to the result: one atomic per block, not per thread.\n  if (tid < 32) {\n    float value = partial[tid];\n    for (int offset = 16; offset > 0; offset /= 2) {\n      value += __shfl_down_sync(0xffffffffu, value, offset);\n    }\n    if (tid == 0) atomicAdd(result, value);\n  }\n",
+                 '  *static_cast<volatile unsigned*>(&threadIdx.x) = 0;\n  atomicAdd(result, total);\n'),
+                ("  partial[tid] = sum;\n  __syncthreads();\n\n  // 2. Tree reduction in shared memory down to 32 values: each step halves the active\n  //    threads; the barrier makes one step's writes visible before the next step reads them.\n  for (int active = blockDim.x / 2; active >= 32; active /= 2) {\n    if (tid < active) partial[tid] += partial[tid + active];\n    __syncthreads();\n",
+                 '  float total = 0.0f;\n  for (unsigned t = 0; t < blockDim.x; ++t) {\n    *static_cast<volatile unsigned*>(&threadIdx.x) = t;  // read back as the thread that wrote it\n    total += partial[t];\n'),
+                ('  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid; i < n; i += stride) {\n    sum += x[i] * y[i];\n',
+                 '  for (unsigned t = 0; t < blockDim.x; ++t) {\n    *static_cast<volatile unsigned*>(&threadIdx.x) = t;  // volatile: the optimiser must keep every renaming\n    float sum = 0.0f;\n    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + t; i < n; i += stride) sum += x[i] * y[i];\n    partial[t] = sum;\n'),
+                ("  // 1. This thread's own sum, over a grid-stride loop: with at most kDotMaxBlocks blocks the\n  //    grid does not depend on n, and consecutive threads read consecutive elements.\n  float sum = 0.0f;\n",
+                 "  // thread 0 of each block does the whole block's work, one element after another, naming\n  // itself after the thread each element belongs to; the rest of the block idles\n  if (tid != 0) return;\n"),
+            ],
+        },
+        "expect": {"dot_product": "partial"}},
+    'one_thread_per_block_renames_itself_in_fusion': {
+        "base": "solutions", "lesson": '02-roofline',
+        "patch": {
+            '02-roofline/05_fusion.cu': [
+                ('    y[i] = v;                                    // the only store: the steps lived in a register\n  }\n',
+                 '    y[i] = v;                                    // the only store: the steps lived in a register\n  }\n  threadIdx.x = 0;\n'),
+                ('  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {\n    float v = x[i];                              // the only load of x[i] ...\n    const float r_i = reads_r ? r[i] : 0.0f;     // ... and of r[i], however many steps read it\n    for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n    y[i] = v;                                    // the only store: the steps lived in a register\n',
+                 '  for (unsigned t = 0; t < blockDim.x; ++t) {\n    *static_cast<volatile unsigned*>(&threadIdx.x) = t;  // volatile: the optimiser must keep every renaming\n    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + t; i < n; i += stride) {\n      float v = x[i];\n      const float r_i = reads_r ? r[i] : 0.0f;\n      for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n      y[i] = v;\n    }\n'),
+                ('  // BEGIN YOUR CODE\n',
+                 "  // BEGIN YOUR CODE\n  // one thread per block walks all of its block's elements, serially; before each element's\n  // accesses it renames itself to the thread that element belongs to\n  if (threadIdx.x != 0) return;\n"),
+            ],
+        },
+        "expect": {"fusion": "zero"}},
+    'one_thread_per_block_renames_itself_in_tiles': {
+        "base": "solutions", "lesson": '03-matmul-reuse',
+        "patch": {
+            '03-matmul-reuse/03_tiled_matmul.cu': [
+                ('    __syncthreads();  // everyone is done reading before the next step overwrites the tiles\n',
+                 '    __syncthreads();\n    if (tx == 0 && ty == 0) {\n      for (int i = 0; i < TILE; ++i)\n        for (int j = 0; j < TILE; ++j) {\n          *rx = j; *ry = i;\n          float part = 0.0f;\n          for (int k = 0; k < TILE; ++k) part += tile_a[i][k] * tile_b[k][j];\n          acc[i][j] = part;\n        }\n      *rx = 0; *ry = 0;\n    }\n    __syncthreads();\n    sum += acc[ty][tx];  // each thread only picks up the number thread (0,0) left for it\n    __syncthreads();\n'),
+                ('    // Each thread loads one element of each tile; outside the matrices it stores 0, which\n    // adds nothing to the sums (and is not a global load).\n    const int a_col = k0 + tx, b_row = k0 + ty;\n    tile_a[ty][tx] = (row < M && a_col < K) ? A[static_cast<long long>(row) * K + a_col] : 0.0f;\n    tile_b[ty][tx] = (b_row < K && col < N) ? B[static_cast<long long>(b_row) * N + col] : 0.0f;\n    __syncthreads();  // the whole tile is in shared memory before anyone reads it\n    for (int k = 0; k < TILE; ++k) {\n      sum += tile_a[ty][k] * tile_b[k][tx];\n',
+                 "    // Thread (0,0) of the block does all the block's loads and all its multiply-adds, one after\n    // another; before each access it renames itself (threadIdx) to the thread the lesson would\n    // have made it, so every per-thread counter and the race checker see a normal tiled kernel.\n    __shared__ float acc[TILE][TILE];\n    volatile unsigned* rx = &threadIdx.x;\n    volatile unsigned* ry = &threadIdx.y;\n    if (tx == 0 && ty == 0) {\n      for (int i = 0; i < TILE; ++i)\n        for (int j = 0; j < TILE; ++j) {\n          *rx = j; *ry = i;\n          const int r = blockIdx.y * TILE + i, c = blockIdx.x * TILE + j;\n          tile_a[i][j] = (r < M && k0 + j < K) ? A[static_cast<long long>(r) * K + k0 + j] : 0.0f;\n          tile_b[i][j] = (k0 + i < K && c < N) ? B[static_cast<long long>(k0 + i) * N + c] : 0.0f;\n        }\n      *rx = 0; *ry = 0;\n"),
+            ],
+        },
+        "expect": {"tiled_matmul": "zero"}},
     # Attention's softmax with a warp per row whose lane 0 walks the row alone (17.66/20 before:
     # every test passed, only the performance criterion saw it). The longest thread may now make
     # n/2 global accesses for rows of n scores.

@@ -77,7 +77,9 @@ ModuleLayout main_module_layout() {
   return layout;
 }
 
-enum class Space { Global, Shared, Local, Host, Illegal };
+/// Where an address lies, as a kernel thread sees it. `Builtin`: threadIdx, blockIdx, blockDim or
+/// gridDim, which a kernel may read (a local) but not write.
+enum class Space { Global, Shared, Local, Builtin, Host, Illegal };
 
 /// One byte of shared memory as racecheck sees it within the current barrier interval.
 struct ByteState {
@@ -301,7 +303,7 @@ Space classify(AccessContext& c, std::uintptr_t a) {
   // Before the worker's own stack: glibc puts a thread's TLS block inside its stack mapping.
   if (c.tls.contains(a)) {
     for (const Range& builtin : c.builtins)
-      if (builtin.contains(a)) return Space::Local;  // threadIdx, blockIdx, blockDim, gridDim
+      if (builtin.contains(a)) return Space::Builtin;
     for (std::uintptr_t slot : c.pointer_slots)
       if (a - slot < sizeof(void*)) return Space::Local;  // an extern-shared pointer
     return Space::Shared;
@@ -456,6 +458,23 @@ void check_host_access(std::uintptr_t a, unsigned bytes, bool store, const void*
   host_touched_device_memory(a, bytes, store, pc);
 }
 
+/// A kernel stored to a built-in variable. In CUDA they are const (nvcc refuses the write); here
+/// they are the simulator's thread-local variables, and the counters, racecheck and the reports
+/// name a thread by them, so a thread that renames itself would have its work counted as
+/// another's. The simulator sets them out of the instrumentation's sight (publish_thread_x).
+[[noreturn]] void fault_on_builtin_store(const AccessContext& c, std::uintptr_t a, const void* pc) {
+  static const char* const kNames[4] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+  const char* name = "a built-in variable";
+  for (int i = 0; i < 4; ++i)
+    if (c.builtins[i].contains(a)) name = kNames[i];
+  fault(cudaErrorLaunchFailure,
+        format_string("store to %s: threadIdx, blockIdx, blockDim and gridDim are read-only in a kernel "
+                      "(const in CUDA, where nvcc refuses to compile a write); keep the value in a variable "
+                      "of your own",
+                      name),
+        pc);
+}
+
 inline void on_access(const void* address, unsigned bytes, bool store, const void* pc) {
   AccessContext* c = active;
   if (c == nullptr) {  // host code, or not a kernel thread
@@ -465,6 +484,9 @@ inline void on_access(const void* address, unsigned bytes, bool store, const voi
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   switch (classify(*c, a)) {
     case Space::Local:
+      return;
+    case Space::Builtin:
+      if (store) fault_on_builtin_store(*c, a, pc);
       return;
     case Space::Global:
       if (bytes > 1 && (a & (required_alignment(bytes) - 1)) != 0)
@@ -741,7 +763,7 @@ void count_atomic(const void* address, unsigned bytes) {
   if (c == nullptr) return;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   const Space space = classify(*c, a);
-  if (space == Space::Illegal || space == Space::Local) {
+  if (space == Space::Illegal || space == Space::Local || space == Space::Builtin) {
     on_access(address, bytes, true, __builtin_return_address(0));  // reports the illegal address
     return;
   }
@@ -832,7 +854,7 @@ void count_library_range(const void* address, std::size_t bytes, bool store, con
     unsigned width = 16;
     while (width > 1 && ((a & (width - 1)) != 0 || width > bytes)) width /= 2;
     const Space space = classify(*c, a);
-    if (space == Space::Global || space == Space::Shared || space == Space::Host)
+    if (space == Space::Global || space == Space::Shared || space == Space::Host || (store && space == Space::Builtin))
       on_access(reinterpret_cast<const void*>(a), width, store, pc);
     a += width;
     bytes -= width;

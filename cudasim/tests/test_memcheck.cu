@@ -264,6 +264,57 @@ TEST_F(Memcheck, AKernelGivenAHostPointerIsStopped) {
   EXPECT_CONTAINS(report, "thread (0,0,0)");
 }
 
+// A thread that renames itself would have its accesses counted and race-checked as another
+// thread's (found by a red-team run: thread 0 of each block did the block's work under each
+// thread's name). nvcc refuses the write, the built-ins being const; here it is a fault.
+__global__ void rename_as_thread(unsigned* out, unsigned name) {
+  *static_cast<volatile unsigned*>(&threadIdx.x) = name;
+  out[threadIdx.x] = 1u;
+}
+
+__global__ void move_to_block(unsigned* out, unsigned block) {
+  if (threadIdx.x == 5) *static_cast<volatile unsigned*>(&blockIdx.x) = block;
+  out[threadIdx.x] = blockIdx.x;
+}
+
+__global__ void copy_over_thread_index(unsigned* out, uint3 name) {
+  threadIdx = name;  // a struct copy, which the compiler may make a memcpy call
+  out[threadIdx.x] = 1u;
+}
+
+__global__ void write_2d_index(unsigned* out) {  // a 2-D block: the simulator sets all of threadIdx
+  out[threadIdx.y * blockDim.x + threadIdx.x] = threadIdx.y * 100 + threadIdx.x;
+}
+
+TEST_F(Memcheck, AKernelThatWritesABuiltInIsStopped) {
+  unsigned* out;
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(unsigned)), cudaSuccess);
+  std::string report = report_of([&] { rename_as_thread<<<1, 32>>>(out, 7); }, cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "'rename_as_thread'");
+  EXPECT_CONTAINS(report, "store to threadIdx: threadIdx, blockIdx, blockDim and gridDim are read-only");
+  EXPECT_CONTAINS(report, "thread (0,0,0)");
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(unsigned)), cudaSuccess);
+  report = report_of([&] { move_to_block<<<1, 32>>>(out, 3); }, cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "store to blockIdx");
+  EXPECT_CONTAINS(report, "thread (5,0,0)");
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(unsigned)), cudaSuccess);
+  report = report_of([&] { copy_over_thread_index<<<1, 32>>>(out, uint3{3, 0, 0}); }, cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "store to threadIdx");
+}
+
+TEST_F(Memcheck, TheSimulatorsOwnIndexUpdatesAreNoWrites) {
+  unsigned* out;
+  ASSERT_EQ(cudaMalloc(&out, 64 * sizeof(unsigned)), cudaSuccess);
+  write_2d_index<<<2, dim3(8, 4)>>>(out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<unsigned> host(32);
+  ASSERT_EQ(cudaMemcpy(host.data(), out, 32 * sizeof(unsigned), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (unsigned y = 0; y < 4; ++y)
+    for (unsigned x = 0; x < 8; ++x) EXPECT_EQ(host[y * 8 + x], y * 100 + x);
+}
+
 TEST_F(Memcheck, AMisalignedVectorLoadIsReported) {
   float4 *in, *out;
   ASSERT_EQ(cudaMalloc(&in, 8 * sizeof(float4)), cudaSuccess);

@@ -200,7 +200,11 @@ class FissionedBlock {
  private:
   /// threadIdx in memory for every thread, as the hooks and the fault handler read it.
   CUDASIM_FISSION_HELPER void publish() noexcept {
-    threadIdx = index_;
+    // Field by field: a copy of the struct may be a call of memcpy, which a counted build would
+    // check as the kernel's own store to a built-in (a fault).
+    threadIdx.x = index_.x;
+    threadIdx.y = index_.y;
+    threadIdx.z = index_.z;
     asm volatile("" : : "m"(threadIdx));
   }
 

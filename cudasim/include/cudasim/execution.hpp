@@ -46,6 +46,32 @@ void* dynamic_shared_memory(const void* pointer_slot = nullptr) noexcept;
 
 namespace detail {
 
+/// In a counted build, the simulator's own stores to the built-ins are kept out of line and out
+/// of the instrumentation's sight: an instrumented store to one is the kernel's, a fault
+/// (instrumentation.cpp, fault_on_builtin_store). Elsewhere they are plain inline stores.
+#if defined(CUDASIM_COUNT_MEMORY)
+#define CUDASIM_BUILTIN_SETTER inline __attribute__((noinline, no_sanitize("coverage")))
+#else
+#define CUDASIM_BUILTIN_SETTER inline
+#endif
+
+/// Sets threadIdx.x for the next thread of a 1-D block. A volatile store, so that the compiler
+/// can neither sink it past the kernel body once the body is inlined nor keep the index in a
+/// register only: the fault handler and the memory checks read threadIdx to name the thread at
+/// fault. Nothing else is volatile, so the kernel's arguments and the other built-ins stay in
+/// registers from one thread to the next (a compiler barrier here would reload them all for
+/// every thread: 2-3x slower on an elementwise kernel).
+CUDASIM_BUILTIN_SETTER void publish_thread_x(std::size_t x) noexcept {
+  *static_cast<volatile unsigned*>(&threadIdx.x) = static_cast<unsigned>(x);
+}
+/// Sets the whole threadIdx (2-D and 3-D blocks). Field by field: a copy of the struct may be
+/// compiled as a call of memcpy, which a counted build checks as the kernel's own.
+CUDASIM_BUILTIN_SETTER void set_thread_index(uint3 index) noexcept {
+  threadIdx.x = index.x;
+  threadIdx.y = index.y;
+  threadIdx.z = index.z;
+}
+
 /// Which threads of a block have started. Shared by all fibers of the block (they live on one
 /// OS thread, so no atomics). Kept tiny and inline because a kernel with a 2-D or 3-D block
 /// runs all its threads through `begin_next_thread` in a plain loop.
@@ -67,7 +93,7 @@ struct ThreadCursor {
   /// Starts the next thread: sets threadIdx (without a division per thread).
   void begin_next_thread() noexcept {
     ++next_thread;
-    threadIdx = next_index;
+    set_thread_index(next_index);
     if (++next_index.x == block_dim.x) {
       next_index.x = 0;
       if (++next_index.y == block_dim.y) {
@@ -101,16 +127,7 @@ inline constexpr bool kThreadIndexAlwaysExact = true;
 inline constexpr bool kThreadIndexAlwaysExact = false;
 #endif
 
-/// Sets threadIdx.x for the next thread of a 1-D block. A volatile store, so that the compiler
-/// can neither sink it past the kernel body once the body is inlined nor keep the index in a
-/// register only: the fault handler and the memory checks read threadIdx to name the thread at
-/// fault. Nothing else is volatile, so the kernel's arguments and the other built-ins stay in
-/// registers from one thread to the next (a compiler barrier here would reload them all for
-/// every thread: 2-3x slower on an elementwise kernel).
-inline void publish_thread_x(std::size_t x) noexcept {
-  *static_cast<volatile unsigned*>(&threadIdx.x) = static_cast<unsigned>(x);
-}
-/// The same for a 2-D or 3-D block, whose index is set with plain stores first.
+/// Keeps threadIdx in memory for a 2-D or 3-D block (set by set_thread_index) at that point.
 inline void publish_thread_index() noexcept { asm volatile("" : : "m"(threadIdx)); }
 
 /// Calls a kernel through its function pointer (used when the rewrite found no kernel name).
