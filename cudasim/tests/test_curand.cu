@@ -422,7 +422,7 @@ std::vector<double> mixed_calls(curandRngType_t type, bool host_generator, unsig
   EXPECT_EQ(curandSetGeneratorOffset(generator, offset), CURAND_STATUS_SUCCESS);
   const size_t n = 5002;
   std::vector<double> all;
-  auto run = [&](auto call, auto element, size_t count = n) {
+  auto run = [&](auto call, auto element, size_t count) {
     using T = decltype(element);
     std::vector<T> host(count);
     if (host_generator) {
@@ -435,12 +435,12 @@ std::vector<double> mixed_calls(curandRngType_t type, bool host_generator, unsig
     all.insert(all.end(), host.begin(), host.end());
   };
   run([&](curandGenerator_t g, unsigned int* p) { return curandGenerate(g, p, 7); }, 0u, 7);
-  run([&](curandGenerator_t g, float* p) { return curandGenerateUniform(g, p, n); }, 0.0f);
-  run([&](curandGenerator_t g, double* p) { return curandGenerateUniformDouble(g, p, n); }, 0.0);
-  run([&](curandGenerator_t g, float* p) { return curandGenerateNormal(g, p, n, 1.0f, 2.0f); }, 0.0f);
-  run([&](curandGenerator_t g, double* p) { return curandGenerateNormalDouble(g, p, n, 1.0, 2.0); }, 0.0);
-  run([&](curandGenerator_t g, float* p) { return curandGenerateLogNormal(g, p, n, 0.0f, 0.5f); }, 0.0f);
-  run([&](curandGenerator_t g, double* p) { return curandGenerateLogNormalDouble(g, p, n, 0.0, 0.5); }, 0.0);
+  run([&](curandGenerator_t g, float* p) { return curandGenerateUniform(g, p, n); }, 0.0f, n);
+  run([&](curandGenerator_t g, double* p) { return curandGenerateUniformDouble(g, p, n); }, 0.0, n);
+  run([&](curandGenerator_t g, float* p) { return curandGenerateNormal(g, p, n, 1.0f, 2.0f); }, 0.0f, n);
+  run([&](curandGenerator_t g, double* p) { return curandGenerateNormalDouble(g, p, n, 1.0, 2.0); }, 0.0, n);
+  run([&](curandGenerator_t g, float* p) { return curandGenerateLogNormal(g, p, n, 0.0f, 0.5f); }, 0.0f, n);
+  run([&](curandGenerator_t g, double* p) { return curandGenerateLogNormalDouble(g, p, n, 0.0, 0.5); }, 0.0, n);
   EXPECT_EQ(curandDestroyGenerator(generator), CURAND_STATUS_SUCCESS);
   return all;
 }
