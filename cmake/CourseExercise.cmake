@@ -112,6 +112,12 @@ function(course_link_libraries target)
       else()
         target_link_libraries(${target} PRIVATE cudasim_cublas)
       endif()
+    elseif(library STREQUAL "curand")
+      if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+        target_link_libraries(${target} PRIVATE CUDA::curand)
+      else()
+        target_link_libraries(${target} PRIVATE cudasim_curand)
+      endif()
     else()
       message(FATAL_ERROR "course_add_exercise: unknown library '${library}'")
     endif()
@@ -248,7 +254,7 @@ function(course_write_manifest)
     file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course_run.json" CONTENT
 "{
   \"backend\": \"sim\",
-  \"targets\": [\"cudasim_rewrite\", \"cudasim\", \"cudasim_cublas\"],
+  \"targets\": [\"cudasim_rewrite\", \"cudasim\", \"cudasim_cublas\", \"cudasim_curand\"],
   \"rewrite_tool\": \"$<TARGET_FILE:cudasim_rewrite>\",
   \"compiler\": \"${CMAKE_CXX_COMPILER}\",
   \"flags\": [${_course_flags_json}],
@@ -256,7 +262,7 @@ function(course_write_manifest)
   \"cu_flags\": [${_course_cu_json}],
   \"include_dirs\": [\"${COURSE_ROOT}/cudasim/include\", \"${COURSE_SIM_TOOLKIT_STUBS_DIR}\", \"${COURSE_ROOT}/lessons/common\"],
   \"rewrite_include_dirs\": [\"${COURSE_ROOT}/lessons/common\"],
-  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\",
+  \"link\": [\"$<TARGET_FILE:cudasim_cublas>\", \"$<TARGET_FILE:cudasim_curand>\", \"$<TARGET_FILE:cudasim>\", \"-pthread\", \"-ldl\",
            \"-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset\"]
 }
 ")
@@ -276,7 +282,7 @@ function(course_write_manifest)
   \"compiler\": \"${CMAKE_CUDA_COMPILER}\",
   \"flags\": [\"-std=c++17\", \"-O2\", \"-lineinfo\", \"-arch=${_course_run_arch}\"],
   \"include_dirs\": [\"${COURSE_ROOT}/lessons/common\"],
-  \"link\": [\"-lcublas\"]
+  \"link\": [\"-lcublas\", \"-lcurand\"]
 }
 ")
   endif()

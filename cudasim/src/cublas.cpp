@@ -151,14 +151,6 @@ cublasStatus_t invalid(const char* api, const std::string& why) {
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 
-/// Memory a kernel may access: device allocations and page-locked host memory.
-bool kernel_accessible(const void* p) {
-  if (is_device_pointer(p)) return true;
-  cudaPointerAttributes attributes;
-  return cudaPointerGetAttributes(&attributes, p) == cudaSuccess &&
-         attributes.type != cudaMemoryTypeUnregistered;
-}
-
 /// One operand of a call: where it starts and the last byte the call touches.
 struct Operand {
   const char* name;

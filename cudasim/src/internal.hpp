@@ -115,6 +115,9 @@ struct AllocationInfo {
 };
 /// True when `pointer` lies inside a live cudaMalloc allocation.
 bool is_device_pointer(const void* pointer);
+/// Memory a kernel (or a library's work on a stream) may access: device allocations, managed
+/// memory and page-locked host memory.
+bool kernel_accessible(const void* pointer);
 /// The live allocation that contains `pointer`, or the nearest one, for diagnostics.
 bool describe_device_address(const void* pointer, std::string& description);
 /// Device memory of the current device for the simulator's own allocations (graph memory), as

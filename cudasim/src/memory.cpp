@@ -342,6 +342,13 @@ bool free_is_pending(const void* p) {
 
 bool is_device_pointer(const void* pointer) { return arena().contains(pointer); }
 
+bool kernel_accessible(const void* pointer) {
+  if (is_device_pointer(pointer)) return true;
+  cudaPointerAttributes attributes;
+  return cudaPointerGetAttributes(&attributes, pointer) == cudaSuccess &&
+         attributes.type != cudaMemoryTypeUnregistered;
+}
+
 void* allocate_device_memory(std::size_t bytes, const char* file, unsigned line) {
   return arena().allocate(bytes, file, line);
 }

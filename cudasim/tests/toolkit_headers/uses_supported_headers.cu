@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
+#include <curand.h>
+#include <curand_kernel.h>
 #include <cuda_bf16.h>
 #include <mma.h>
 
