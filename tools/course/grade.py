@@ -13,10 +13,11 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 
 from . import ui
 from .backend import Toolchain
-from .build import BuildDir, course_code_failure, read_cache, readable_build_output, worker_of
+from .build import BUILD_OUTPUT_BOUND, CPU_LIMIT, FILE_SIZE_LIMIT, TIME_LIMIT, BuildDir, BuildOutcome, \
+    build_limits_from_env, course_code_failure, read_cache, readable_build_output, worker_of
 from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
-from .manifest import Exercise, resolve_lesson
+from .manifest import Exercise, load_build_json, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
@@ -292,6 +293,7 @@ SNAPSHOT_PARTS = ("CMakeLists.txt", "CMakePresets.json", "cmake", "cudasim", "le
 FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
 REGIONS_CHANGED = "regions changed"
+BUILD_LIMIT = "build limit"
 
 
 def _read_text(path: str) -> Optional[str]:
@@ -691,8 +693,10 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     copy_dir = staging_folder(build_path)
     given = GivenCode(handed_out_folder(root, submission))
     submitted, ignored = copy_submission(submission, known, copy_dir, given)
+    limits = build_limits_from_env()
     build = BuildDir(snapshot, build_path, toolchain,
-                     {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
+                     {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"},
+                     limits=limits)
     # CMake defines a target per file present when it configures: another set of files
     # (a file missing now, or back) needs a fresh configure.
     files_seen = os.path.join(build_path, "course_submitted_files.txt")
@@ -768,12 +772,24 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             continue
         to_build.append(ex)
     targets = {ex.variant("submission").target: ex for ex in to_build}
+    # The course's own code first, without the limits: in a fresh folder (a new slot, grade-all's
+    # first submission) the simulator and the judges would otherwise count against them.
+    prerequisites = trusted_prerequisites(build, snapshot, to_build) if targets else []
+    if prerequisites:       # (no targets would build everything)
+        build.build(prerequisites, trusted=True)
     outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
     system_roots = system_header_roots(build)
     for target, ex in targets.items():
         grade = grades[ex.key]
         outcome = outcomes[target]
         objects = object_files(build.path, target, ex.file)
+        over_limit = build_limit_note(outcome, limits.timeout, limits.file_size) or \
+            oversized_outputs(objects + [ex.variant("submission").executable,
+                                         worker_of(ex.variant("submission").executable)], BUILD_OUTPUT_BOUND)
+        if over_limit:
+            grade.status = BUILD_LIMIT
+            grade.note, grade.feedback = over_limit
+            continue
         rule = None
         baseline = reference.object_baseline(ex)
         forbidden = None
@@ -865,6 +881,64 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     report.exercises = [grades[ex.key] for ex in exercises]
     report.execution_time = time.monotonic() - started
     return report
+
+
+def trusted_prerequisites(build: BuildDir, snapshot: str, exercises: Sequence[Exercise]) -> List[str]:
+    """The targets of the course's own code that the exercises' programs need: the simulator
+    and its rewrite tool, and the judge of each split program (autograder/remote/)."""
+    if build.toolchain.backend != "sim":
+        return []
+    targets = list(load_build_json(build.path, "course_run.json")[0].get("targets", []))
+    for ex in exercises:
+        if os.path.exists(os.path.join(snapshot, "autograder", "remote", ex.lesson, "remote_%s.cpp" % ex.name)):
+            targets.append(ex.variant("submission").target + "_judge")
+    return targets
+
+
+def _mib(size: int) -> str:
+    return "%d MiB" % (size >> 20) if size >= 1 << 20 else "%d bytes" % size
+
+
+_LIMIT_REASONS = {
+    TIME_LIMIT: ("the build took longer than {seconds} s",
+                 "Building this exercise took longer than the grader's limit of {seconds} s and was stopped. "
+                 "What the compiler works out at compile time (constexpr evaluation, templates, macro "
+                 "expansion) counts towards it: keep it small."),
+    FILE_SIZE_LIMIT: ("the build wrote a file larger than {size}",
+                      "Building this exercise wrote a file larger than the grader's limit of {size} (an object "
+                      "or program; a large initialised array is written out whole) and was stopped."),
+    CPU_LIMIT: ("the build used more CPU time than {seconds} s",
+                "A compiler of this exercise used more CPU time than the grader allows ({seconds} s) and was "
+                "stopped."),
+}
+
+
+def build_limit_note(outcome: BuildOutcome, timeout: float, file_size: int) -> Optional[Tuple[str, str]]:
+    """(note, feedback) when the build of an exercise was stopped by one of its limits."""
+    if not outcome.limit:
+        return None
+    note, feedback = _LIMIT_REASONS[outcome.limit]
+    values = {"seconds": "%g" % timeout, "size": _mib(file_size)}
+    return note.format(**values) + ": stopped; scored 0", feedback.format(**values) + "\n"
+
+
+def oversized_outputs(paths: Sequence[str], bound: int) -> Optional[Tuple[str, str]]:
+    """(note, feedback) when an object or program the build made is larger than ``bound``
+    (where the build's file-size limit could not apply); such files are removed."""
+    big = []
+    for path in paths:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        if size > bound:
+            big.append("%s (%s)" % (os.path.basename(path), _mib(size)))
+            _remove(path)
+    if not big:
+        return None
+    return ("the build made a file larger than %s: scored 0" % _mib(bound),
+            "Building this exercise made %s, larger than the grader allows (%s): a large initialised array "
+            "is written out whole.\n" % (", ".join(big), _mib(bound)))
 
 
 _COUNTED_CACHE: Dict[str, bool] = {}
