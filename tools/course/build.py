@@ -244,6 +244,17 @@ def limit_hit(timed_out: bool, ok: bool, output: str) -> str:
     return ""
 
 
+# The temporary file clang writes an object into before renaming it (``x.cu.cpp-0aa5cfeb.o.tmp``),
+# left behind when the compiler is killed.
+_COMPILER_TEMPORARY = re.compile(r"-[0-9a-f]{8}\.[A-Za-z]+\.tmp$")
+
+
+def compiler_temporaries(folder: str) -> List[str]:
+    """The temporary files under ``folder`` that killed compilers left."""
+    return sorted(os.path.join(dirpath, name) for dirpath, _, filenames in os.walk(folder)
+                  for name in filenames if _COMPILER_TEMPORARY.search(name))
+
+
 def oversized_files(folder: str, bound: int) -> List[str]:
     """The files under ``folder`` larger than ``bound`` bytes."""
     found = []
@@ -391,7 +402,7 @@ class BuildDir:
             ok = run.returncode == 0 and not run.timed_out
             limit = limit_hit(run.timed_out, ok, run.output)
             if limit:
-                for path in oversized_files(self.path, BUILD_OUTPUT_BOUND):
+                for path in oversized_files(self.path, BUILD_OUTPUT_BOUND) + compiler_temporaries(self.path):
                     _remove_file(path)
         return BuildOutcome(ok, run.output, limit)
 

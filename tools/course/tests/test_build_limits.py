@@ -8,7 +8,7 @@ from unittest import mock
 
 import support  # noqa: F401  (sets up the import path)
 from course.build import BUILD_TIMEOUT_VARIABLE, DEFAULT_BUILD_TIMEOUT_S, FILE_SIZE_LIMIT, TIME_LIMIT, \
-    BuildLimits, BuildOutcome, build_limits_from_env, limit_hit, oversized_files
+    BuildLimits, BuildOutcome, build_limits_from_env, compiler_temporaries, limit_hit, oversized_files
 from course.errors import CourseError
 from course.grade import build_limit_note, oversized_outputs
 from course.process import run_contained
@@ -73,6 +73,13 @@ class OutputSizes(unittest.TestCase):
             self.assertFalse(os.path.exists(big))
             self.assertTrue(os.path.exists(small))
             self.assertIsNone(oversized_outputs([small], 1 << 20))
+
+    def test_temporaries_of_killed_compilers(self):
+        with tempfile.TemporaryDirectory() as folder:
+            names = ["01_vector_add.cu.cpp-0aa5cfeb.o.tmp", "01_vector_add.cu.cpp.o", "notes.tmp"]
+            for name in names:
+                open(os.path.join(folder, name), "w").close()
+            self.assertEqual(compiler_temporaries(folder), [os.path.join(folder, names[0])])
 
 
 class Contained(unittest.TestCase):
