@@ -776,7 +776,9 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     # first submission) the simulator and the judges would otherwise count against them.
     prerequisites = trusted_prerequisites(build, snapshot, to_build) if targets else []
     if prerequisites:       # (no targets would build everything)
-        build.build(prerequisites, trusted=True)
+        ui.progress("building the simulator and the judges in %s ..." % build.display_path(), end="")
+        done = build.build(prerequisites, trusted=True)
+        ui.progress(" ok" if done.ok else " failed (the exercises' build says why)")
     outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
     system_roots = system_header_roots(build)
     for target, ex in targets.items():
