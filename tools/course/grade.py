@@ -14,13 +14,14 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 from . import ui
 from .backend import Toolchain
 from .build import BUILD_OUTPUT_BOUND, CPU_LIMIT, FILE_SIZE_LIMIT, TIME_LIMIT, BuildDir, BuildOutcome, \
-    build_limits_from_env, course_code_failure, read_cache, readable_build_output, worker_of
+    build_limits_from_env, course_code_failure, limit_hit, read_cache, readable_build_output, worker_of
 from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
 from .manifest import Exercise, load_build_json, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
+from .process import run_contained
 from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
 from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
@@ -575,8 +576,9 @@ def measure_performance(reference: Reference, ex: Exercise, student_exe: str, cr
     return judge(criterion, reference.backend, mine, theirs)
 
 
-def preprocessed_source(build: BuildDir, obj: str) -> str:
-    """The preprocessed source ``obj`` was compiled from ("" when it cannot be had)."""
+def preprocessed_source(build: BuildDir, obj: str) -> Optional[str]:
+    """The preprocessed source ``obj`` was compiled from ("" when it cannot be had, None when
+    making it hit the build's limits)."""
     import subprocess
     ninja = shutil.which("ninja")
     if not ninja or build.toolchain.generator != "Ninja":
@@ -587,8 +589,24 @@ def preprocessed_source(build: BuildDir, obj: str) -> str:
     argv = preprocess_command(commands[-1]) if commands else None
     if not argv:
         return ""
-    return subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          universal_newlines=True, errors="replace").stdout
+    if build.limits is None:
+        return subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              universal_newlines=True, errors="replace").stdout
+    # Under the build's limits, into a file: macros can expand a few lines into gigabytes that
+    # the compiler gets through within the deadline (10^7 empty statements: 2 s, 20 MB).
+    out = obj + ".preprocessed.i"
+    try:
+        run = run_contained(argv[:-1] + [out], cwd=build.path, timeout=build.limits.timeout,
+                            rlimits=build.limits.rlimit_specs())
+        if limit_hit(run.timed_out, run.returncode == 0 and not run.timed_out, run.output):
+            return None
+        with open(out, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
 
 
 def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] = ()) -> Optional[str]:
@@ -596,6 +614,10 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
     moves memory past the simulator's counters, or reopens a namespace that is not its own;
     None when it does none of these."""
     text = preprocessed_source(build, obj)
+    if text is None:
+        return ("forbidden code: the file's preprocessed source, which the grader reads, is larger than %s or "
+                "took longer than %g s to make; expand fewer macros" % (_mib(build.limits.file_size),
+                                                                        build.limits.timeout))
     asm = assembly_in(text, [own])
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])

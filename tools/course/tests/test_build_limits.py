@@ -1,16 +1,19 @@
 """The limits on building a submission: the deadline, the rlimits, what a hit reads as."""
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import unittest
+from types import SimpleNamespace
 from unittest import mock
 
 import support  # noqa: F401  (sets up the import path)
 from course.build import BUILD_TIMEOUT_VARIABLE, DEFAULT_BUILD_TIMEOUT_S, FILE_SIZE_LIMIT, TIME_LIMIT, \
     BuildLimits, BuildOutcome, build_limits_from_env, compiler_temporaries, limit_hit, oversized_files
 from course.errors import CourseError
-from course.grade import build_limit_note, oversized_outputs
+from course.grade import build_limit_note, oversized_outputs, preprocessed_source
 from course.process import run_contained
 
 
@@ -80,6 +83,32 @@ class OutputSizes(unittest.TestCase):
             for name in names:
                 open(os.path.join(folder, name), "w").close()
             self.assertEqual(compiler_temporaries(folder), [os.path.join(folder, names[0])])
+
+
+@unittest.skipUnless(shutil.which("ninja") and shutil.which("clang++"), "needs ninja and clang++")
+class Preprocessing(unittest.TestCase):
+    """The grader reads the submission's preprocessed source: made under the build's limits,
+    since a few lines of macros expand into more than the compiler minds."""
+    SOURCE = "#define A(x) x x x x x x x x x x\nvoid f() { A(A(A(A(A(A(;)))))) }\n"   # 10^6 statements
+
+    def preprocess(self, limits):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "bomb.cpp"), "w") as f:
+                f.write(self.SOURCE)
+            with open(os.path.join(folder, "build.ninja"), "w") as f:
+                f.write("rule cc\n  command = clang++ -c $in -o $out\nbuild bomb.o: cc bomb.cpp\n")
+            subprocess.run(["ninja", "-C", folder], stdout=subprocess.DEVNULL, check=True)
+            build = SimpleNamespace(path=folder, toolchain=SimpleNamespace(generator="Ninja"), limits=limits)
+            text = preprocessed_source(build, os.path.join(folder, "bomb.o"))
+            self.assertFalse([n for n in os.listdir(folder) if n.endswith(".i")], "the preprocessed file is left")
+            return text
+
+    def test_within_the_limits(self):
+        text = self.preprocess(BuildLimits(timeout=60, file_size=8 << 20))
+        self.assertEqual(text.count(";"), 10 ** 6)
+
+    def test_larger_than_the_file_size_limit(self):
+        self.assertIsNone(self.preprocess(BuildLimits(timeout=60, file_size=1 << 20)))
 
 
 class Contained(unittest.TestCase):
