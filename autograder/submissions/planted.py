@@ -7,7 +7,8 @@ outcome per exercise: "full" (every point), "zero", or "partial" (some but not a
 optionally "performance": "zero" (no performance points). A case is graded on lesson 00
 unless it names its "lesson".
 Exercises not named in ``expect`` must keep the base's outcome ("full" for solutions,
-"zero" for skeletons).
+"zero" for skeletons). A case may set environment variables for its grading in "env" (a
+short build deadline, so that a case about the deadline ends quickly).
 
     python3 autograder/submissions/planted.py DEST   # writes DEST/<case>/00-gpu-vs-cpu/*.cu
 """
@@ -882,6 +883,39 @@ CASES = {
         "expect": {"attention": "partial"},
         "performance": {"attention": "zero"}},
 }
+
+
+def _padded_vector_add(size: str) -> dict:
+    """vector_add with an initialised array of ``size`` bytes in its launcher."""
+    return {"base": "solutions",
+            "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n  static const volatile char pad[%s] = {1};\n"
+                            "  (void)pad[0];\n" % size)]},
+            "expect": {"vector_add": "zero"}, "status": {"vector_add": "build limit"}}
+
+
+# Attacks on the build itself (the compiler runs the submission's compile-time code, outside
+# the test programs' sandbox). A constexpr lambda evaluated 10,000 times through nested macros:
+# a red-team run's 1,000 took 3 minutes to compile and scored 10/10; this one would take about
+# half an hour. Graded with a 30 s deadline: the build is stopped, vector_add scores 0, and the
+# lesson's other exercises are built and graded as usual.
+CASES.update({
+    "compile_time_bomb": {
+        "base": "solutions", "env": {"COURSE_BUILD_TIMEOUT": "30"},
+        "patch": {VA: [("  if (n == 0) return;\n",
+                        "  if (n == 0) return;\n#define PLANTED_C1(x) x x x x x x x x x x\n"
+                        "  constexpr auto spin = [](long k) { long s = 0; for (long i = 0; i < k; ++i) s += i; "
+                        "return s; };\n"
+                        "  PLANTED_C1(PLANTED_C1(PLANTED_C1(PLANTED_C1(static_assert(spin(80000) != 1, \"\");))))\n"
+                        "#undef PLANTED_C1\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "build limit"}},
+    # 512 MiB of initialised data: the object and the program would each be written out whole
+    # (a red-team run put 537 MB and 542 MB into its build folder in 8 s and scored 10/10). The
+    # build's file-size limit stops the compiler.
+    "build_writes_a_huge_object": _padded_vector_add("512u << 20"),
+    # 160 MiB: below the file-size limit, above the bound on an object or program checked after
+    # the build, which refuses it.
+    "build_writes_a_large_object": _padded_vector_add("160u << 20"),
+})
 
 
 def make_case(root: str, name: str, dest: str) -> str:

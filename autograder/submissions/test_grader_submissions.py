@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -18,8 +19,10 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 
 import planted  # noqa: E402
+from course.build import BUILD_OUTPUT_BOUND, compiler_temporaries, oversized_files  # noqa: E402
 from course.grade import Reference, course_snapshot, grade_submission  # noqa: E402
 from course.session import open_session  # noqa: E402
+from course.tests.support import processes_naming  # noqa: E402
 
 TIMEOUT = float(os.environ.get("COURSE_GRADER_TEST_TIMEOUT", "15"))
 
@@ -40,9 +43,10 @@ class PlantedSubmissions(unittest.TestCase):
 
     def grade(self, name):
         folder = planted.make_case(ROOT, name, self.tmp)
-        return grade_submission(ROOT, self.session.toolchain, folder, planted.lesson_of(name), timeout=TIMEOUT,
-                                memory_bytes=2 << 30, build_dir=self.build_dir, reference=self.reference,
-                                snapshot=self.snapshot, quiet=True)
+        with mock.patch.dict(os.environ, planted.CASES[name].get("env", {})):
+            return grade_submission(ROOT, self.session.toolchain, folder, planted.lesson_of(name), timeout=TIMEOUT,
+                                    memory_bytes=2 << 30, build_dir=self.build_dir, reference=self.reference,
+                                    snapshot=self.snapshot, quiet=True)
 
     def check(self, name):
         report = self.grade(name)
@@ -107,6 +111,12 @@ def assert_judged_outside_the_submission(self, lesson, name, kernel):
 
 PlantedSubmissions.assert_judged_outside_the_submission = assert_judged_outside_the_submission
 
+# What the note of an exercise whose build hit a limit starts with (the bomb's deadline is the
+# case's COURSE_BUILD_TIMEOUT).
+BUILD_LIMIT_NOTES = {"compile_time_bomb": "the build took longer than 30 s",
+                     "build_writes_a_huge_object": "the build wrote a file larger than 256 MiB",
+                     "build_writes_a_large_object": "the build made a file larger than 128 MiB"}
+
 
 def _make_test(case_name):
     def test(self):
@@ -126,6 +136,13 @@ def _make_test(case_name):
                                                       "hidden_forward_kernel")
         if case_name == "patch_the_judge_through_proc_self_mem":  # lesson 04: objects and callbacks cross
             self.assert_judged_outside_the_submission("04-data-loading", "prefetch_ring", "worker_loop")
+        if case_name in BUILD_LIMIT_NOTES:
+            g = [g for g in report.exercises if g.name == "vector_add"][0]
+            self.assertIn(BUILD_LIMIT_NOTES[case_name], g.note)
+            # The build folder stays usable: nothing above the bound left, no compiler left running.
+            self.assertFalse(oversized_files(self.build_dir, BUILD_OUTPUT_BOUND))
+            self.assertFalse(compiler_temporaries(self.build_dir))
+            self.assertFalse(processes_naming(self.build_dir), "the build's processes outlived it")
         if case_name == "forbidden_library":
             g = [g for g in report.exercises if g.name == "vector_add"][0]
             self.assertIn("cublasCreate", g.feedback)

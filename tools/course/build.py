@@ -6,12 +6,14 @@ import re
 import shutil
 import subprocess
 import threading
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from . import ui
 from .backend import GTEST_SOURCE_VARIABLE, Toolchain, gpu_compute_capability, gtest_source
 from .errors import CourseError, FAILURE
 from .manifest import MANIFEST_NAME, Manifest, load_manifest
+from .process import run_contained
 
 # Folders never searched for CMake inputs when deciding whether a build is stale.
 STAMP_NAME = "course_configured.stamp"
@@ -169,20 +171,114 @@ def environment_definitions() -> Dict[str, str]:
     return {GTEST_SOURCE_VARIABLE: source} if source else {}
 
 
+# The limits on building a submission (grade, grade-all): the compilers run over code nobody
+# has checked, and a compile-time computation or a huge initialised array costs the grader
+# (and, in grade-all, every student after) time and disk. Measured on 2 loaded cores (docs/
+# instructor-guide.md, "The build's limits"): a submission's exercise compiles in at most 11 s,
+# a whole lesson in a fresh folder (the simulator and the judges too) in 165 s; the largest
+# object, library or program is 8.2 MB.
+DEFAULT_BUILD_TIMEOUT_S = 300.0
+BUILD_FILE_SIZE_LIMIT = 256 << 20       # RLIMIT_FSIZE of every process of the build
+BUILD_OUTPUT_BOUND = 128 << 20          # an object or program above it is refused after the build
+BUILD_MEMORY_BYTES = 4 << 30            # RLIMIT_DATA of each compiler and linker
+BUILD_OUTPUT_CAP = 4 << 20              # the compiler's messages kept (the tail)
+BUILD_TIMEOUT_VARIABLE = "COURSE_BUILD_TIMEOUT"
+
+# What the shell or the compiler driver says when a command died of RLIMIT_FSIZE or RLIMIT_CPU
+# (SIGXFSZ, EFBIG; SIGXCPU).
+_FILE_SIZE_MESSAGES = ("File size limit exceeded", "File too large")
+_CPU_MESSAGES = ("CPU time limit exceeded",)
+
+TIME_LIMIT = "time"
+FILE_SIZE_LIMIT = "file size"
+CPU_LIMIT = "cpu time"
+
+
+@dataclass
+class BuildLimits:
+    """The limits of one ``cmake --build`` of untrusted code: a wall-clock deadline for the
+    whole build (every process of it is killed then), and rlimits on each process it starts."""
+    timeout: float = DEFAULT_BUILD_TIMEOUT_S
+    file_size: int = BUILD_FILE_SIZE_LIMIT
+    memory_bytes: Optional[int] = BUILD_MEMORY_BYTES
+
+    def rlimit_specs(self) -> List[str]:
+        # One compiler cannot use more CPU than the deadline's wall-clock time; the limit ends
+        # a process that somehow outlived the build. Soft below hard: SIGXCPU, named in the output.
+        cpu = int(self.timeout) + 10
+        specs = ["cpu=%d,%d" % (cpu, cpu + 5), "fsize=%d" % self.file_size, "core=0"]
+        if self.memory_bytes:
+            specs.append("data=%d" % self.memory_bytes)
+        return specs
+
+
+def build_limits_from_env() -> BuildLimits:
+    """The grader's limits; ``$COURSE_BUILD_TIMEOUT`` (seconds) sets the deadline on slow machines."""
+    value = os.environ.get(BUILD_TIMEOUT_VARIABLE)
+    if not value:
+        return BuildLimits()
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise CourseError("%s must be a number of seconds, not '%s'" % (BUILD_TIMEOUT_VARIABLE, value))
+    return BuildLimits(timeout=seconds if seconds > 0 else DEFAULT_BUILD_TIMEOUT_S)
+
+
 class BuildOutcome:
-    def __init__(self, ok: bool, output: str):
+    def __init__(self, ok: bool, output: str, limit: str = ""):
         self.ok = ok
         self.output = output
+        self.limit = limit          # TIME_LIMIT, FILE_SIZE_LIMIT or CPU_LIMIT when one ended the build
+
+
+def limit_hit(timed_out: bool, ok: bool, output: str) -> str:
+    """Which of the build's limits ended it ("" when none did)."""
+    if timed_out:
+        return TIME_LIMIT
+    if ok:
+        return ""
+    if any(m in output for m in _FILE_SIZE_MESSAGES):
+        return FILE_SIZE_LIMIT
+    if any(m in output for m in _CPU_MESSAGES):
+        return CPU_LIMIT
+    return ""
+
+
+# The temporary file clang writes an object into before renaming it (``x.cu.cpp-0aa5cfeb.o.tmp``),
+# left behind when the compiler is killed.
+_COMPILER_TEMPORARY = re.compile(r"-[0-9a-f]{8}\.[A-Za-z]+\.tmp$")
+
+
+def compiler_temporaries(folder: str) -> List[str]:
+    """The temporary files under ``folder`` that killed compilers left."""
+    return sorted(os.path.join(dirpath, name) for dirpath, _, filenames in os.walk(folder)
+                  for name in filenames if _COMPILER_TEMPORARY.search(name))
+
+
+def oversized_files(folder: str, bound: int) -> List[str]:
+    """The files under ``folder`` larger than ``bound`` bytes."""
+    found = []
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            try:
+                if os.lstat(path).st_size > bound:
+                    found.append(path)
+            except OSError:
+                pass
+    return sorted(found)
 
 
 class BuildDir:
     """One build folder: ``build/sim``, ``build/selftest-sim``, ``build/grade-sim/<hash>``."""
 
-    def __init__(self, root: str, path: str, toolchain: Toolchain, definitions: Optional[Dict[str, str]] = None):
+    def __init__(self, root: str, path: str, toolchain: Toolchain, definitions: Optional[Dict[str, str]] = None,
+                 limits: Optional[BuildLimits] = None):
         self.root = root
         self.path = path
         self.toolchain = toolchain
         self.definitions = dict(definitions or {})
+        self.limits = limits        # set for a submission's build (the grader): see BuildLimits
 
     # -- configure ---------------------------------------------------------------------------
     def backend_definitions(self) -> Dict[str, str]:
@@ -291,12 +387,24 @@ class BuildDir:
             cmd += ["--target"] + list(targets)
         return cmd
 
-    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None) -> BuildOutcome:
-        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown."""
+    def build(self, targets: Sequence[str] = (), jobs: Optional[int] = None, trusted: bool = False) -> BuildOutcome:
+        """``cmake --build`` of ``targets`` (everything when empty); output kept, not shown.
+        Under ``self.limits`` (unless the targets are ``trusted``: the course's own code) a
+        build that hits one fails, with the limit named, and every file it left above the
+        size bound is removed, so that the folder stays usable."""
         with self.lock():
-            proc = subprocess.run(self.build_command(targets, jobs), stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, universal_newlines=True, errors="replace")
-        return BuildOutcome(proc.returncode == 0, proc.stdout)
+            if self.limits is None or trusted:
+                proc = subprocess.run(self.build_command(targets, jobs), stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, universal_newlines=True, errors="replace")
+                return BuildOutcome(proc.returncode == 0, proc.stdout)
+            run = run_contained(self.build_command(targets, jobs), cwd=self.path, timeout=self.limits.timeout,
+                                rlimits=self.limits.rlimit_specs(), output_cap=BUILD_OUTPUT_CAP)
+            ok = run.returncode == 0 and not run.timed_out
+            limit = limit_hit(run.timed_out, ok, run.output)
+            if limit:
+                for path in oversized_files(self.path, BUILD_OUTPUT_BOUND) + compiler_temporaries(self.path):
+                    _remove_file(path)
+        return BuildOutcome(ok, run.output, limit)
 
     def build_each(self, targets: List[str], label: Dict[str, str]) -> Dict[str, BuildOutcome]:
         """Build every target, each on its own so one compile error does not hide the others.
@@ -316,7 +424,7 @@ class BuildDir:
         for target in targets:
             ui.progress("  building %s ..." % label.get(target, target), end="")
             outcome = self.build([target])
-            ui.progress(" ok" if outcome.ok else " FAILED")
+            ui.progress(" ok" if outcome.ok else " STOPPED (%s limit)" % outcome.limit if outcome.limit else " FAILED")
             outcomes[target] = outcome
         return outcomes
 
@@ -326,3 +434,10 @@ class BuildDir:
         except ValueError:
             return self.path
         return self.path if rel.startswith("..") else rel
+
+
+def _remove_file(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -13,13 +13,15 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 
 from . import ui
 from .backend import Toolchain
-from .build import BuildDir, course_code_failure, read_cache, readable_build_output, worker_of
+from .build import BUILD_OUTPUT_BOUND, CPU_LIMIT, FILE_SIZE_LIMIT, TIME_LIMIT, BuildDir, BuildOutcome, \
+    build_limits_from_env, course_code_failure, limit_hit, read_cache, readable_build_output, worker_of
 from .errors import CourseError, FAILURE
 from .exercise_run import COMPILE_ERROR, ERROR, NOT_SUBMITTED, PASSED, run_exercise_tests
-from .manifest import Exercise, resolve_lesson
+from .manifest import Exercise, load_build_json, resolve_lesson
 from .graded_run import PERF_FILTER, run_graded_tests, run_signed
 from .sandbox import sandbox_warnings
 from .perf import PerfOutcome, judge
+from .process import run_contained
 from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
 from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
@@ -292,6 +294,7 @@ SNAPSHOT_PARTS = ("CMakeLists.txt", "CMakePresets.json", "cmake", "cudasim", "le
 FORBIDDEN_INCLUDE = "forbidden include"
 FORBIDDEN_CALL = "forbidden call"
 REGIONS_CHANGED = "regions changed"
+BUILD_LIMIT = "build limit"
 
 
 def _read_text(path: str) -> Optional[str]:
@@ -573,8 +576,9 @@ def measure_performance(reference: Reference, ex: Exercise, student_exe: str, cr
     return judge(criterion, reference.backend, mine, theirs)
 
 
-def preprocessed_source(build: BuildDir, obj: str) -> str:
-    """The preprocessed source ``obj`` was compiled from ("" when it cannot be had)."""
+def preprocessed_source(build: BuildDir, obj: str) -> Optional[str]:
+    """The preprocessed source ``obj`` was compiled from ("" when it cannot be had, None when
+    making it hit the build's limits)."""
     import subprocess
     ninja = shutil.which("ninja")
     if not ninja or build.toolchain.generator != "Ninja":
@@ -585,8 +589,24 @@ def preprocessed_source(build: BuildDir, obj: str) -> str:
     argv = preprocess_command(commands[-1]) if commands else None
     if not argv:
         return ""
-    return subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          universal_newlines=True, errors="replace").stdout
+    if build.limits is None:
+        return subprocess.run(argv, cwd=build.path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              universal_newlines=True, errors="replace").stdout
+    # Under the build's limits, into a file: macros can expand a few lines into gigabytes that
+    # the compiler gets through within the deadline (10^7 empty statements: 2 s, 20 MB).
+    out = obj + ".preprocessed.i"
+    try:
+        run = run_contained(argv[:-1] + [out], cwd=build.path, timeout=build.limits.timeout,
+                            rlimits=build.limits.rlimit_specs())
+        if limit_hit(run.timed_out, run.returncode == 0 and not run.timed_out, run.output):
+            return None
+        with open(out, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
 
 
 def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] = ()) -> Optional[str]:
@@ -594,6 +614,10 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
     moves memory past the simulator's counters, or reopens a namespace that is not its own;
     None when it does none of these."""
     text = preprocessed_source(build, obj)
+    if text is None:
+        return ("forbidden code: the file's preprocessed source, which the grader reads, is larger than %s or "
+                "took longer than %g s to make; expand fewer macros" % (_mib(build.limits.file_size),
+                                                                        build.limits.timeout))
     asm = assembly_in(text, [own])
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])
@@ -691,8 +715,10 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     copy_dir = staging_folder(build_path)
     given = GivenCode(handed_out_folder(root, submission))
     submitted, ignored = copy_submission(submission, known, copy_dir, given)
+    limits = build_limits_from_env()
     build = BuildDir(snapshot, build_path, toolchain,
-                     {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"})
+                     {"COURSE_SUBMISSION_DIR": copy_dir, "COURSE_WITH_SOLUTIONS": "OFF", "COURSE_GRADER": "ON"},
+                     limits=limits)
     # CMake defines a target per file present when it configures: another set of files
     # (a file missing now, or back) needs a fresh configure.
     files_seen = os.path.join(build_path, "course_submitted_files.txt")
@@ -768,12 +794,32 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             continue
         to_build.append(ex)
     targets = {ex.variant("submission").target: ex for ex in to_build}
-    outcomes = build.build_each(list(targets), {t: ex.key for t, ex in targets.items()})
+    # The course's own code first, without the limits: in a fresh folder (a new slot, grade-all's
+    # first submission) the simulator and the judges would otherwise count against them.
+    prerequisites = trusted_prerequisites(build, snapshot, to_build) if targets else []
+    if prerequisites:       # (no targets would build everything)
+        ui.progress("building the simulator and the judges in %s ..." % build.display_path(), end="")
+        done = build.build(prerequisites, trusted=True)
+        ui.progress(" ok" if done.ok else " failed (the exercises' build says why)")
+    # One build per lesson, each under the deadline: the whole course's exercises together
+    # would need more than a lesson's time on a slow machine (and then twice over: built
+    # together, then each on its own).
+    outcomes: Dict[str, BuildOutcome] = {}
+    for lesson_name in dict.fromkeys(ex.lesson for ex in to_build):
+        outcomes.update(build.build_each([t for t, ex in targets.items() if ex.lesson == lesson_name],
+                                         {t: ex.key for t, ex in targets.items()}))
     system_roots = system_header_roots(build)
     for target, ex in targets.items():
         grade = grades[ex.key]
         outcome = outcomes[target]
         objects = object_files(build.path, target, ex.file)
+        over_limit = build_limit_note(outcome, limits.timeout, limits.file_size) or \
+            oversized_outputs(objects + [ex.variant("submission").executable,
+                                         worker_of(ex.variant("submission").executable)], BUILD_OUTPUT_BOUND)
+        if over_limit:
+            grade.status = BUILD_LIMIT
+            grade.note, grade.feedback = over_limit
+            continue
         rule = None
         baseline = reference.object_baseline(ex)
         forbidden = None
@@ -865,6 +911,64 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     report.exercises = [grades[ex.key] for ex in exercises]
     report.execution_time = time.monotonic() - started
     return report
+
+
+def trusted_prerequisites(build: BuildDir, snapshot: str, exercises: Sequence[Exercise]) -> List[str]:
+    """The targets of the course's own code that the exercises' programs need: the simulator
+    and its rewrite tool, and the judge of each split program (autograder/remote/)."""
+    if build.toolchain.backend != "sim":
+        return []
+    targets = list(load_build_json(build.path, "course_run.json")[0].get("targets", []))
+    for ex in exercises:
+        if os.path.exists(os.path.join(snapshot, "autograder", "remote", ex.lesson, "remote_%s.cpp" % ex.name)):
+            targets.append(ex.variant("submission").target + "_judge")
+    return targets
+
+
+def _mib(size: int) -> str:
+    return "%d MiB" % (size >> 20) if size >= 1 << 20 else "%d bytes" % size
+
+
+_LIMIT_REASONS = {
+    TIME_LIMIT: ("the build took longer than {seconds} s",
+                 "Building this exercise took longer than the grader's limit of {seconds} s and was stopped. "
+                 "What the compiler works out at compile time (constexpr evaluation, templates, macro "
+                 "expansion) counts towards it: keep it small."),
+    FILE_SIZE_LIMIT: ("the build wrote a file larger than {size}",
+                      "Building this exercise wrote a file larger than the grader's limit of {size} (an object "
+                      "or program; a large initialised array is written out whole) and was stopped."),
+    CPU_LIMIT: ("the build used more CPU time than {seconds} s",
+                "A compiler of this exercise used more CPU time than the grader allows ({seconds} s) and was "
+                "stopped."),
+}
+
+
+def build_limit_note(outcome: BuildOutcome, timeout: float, file_size: int) -> Optional[Tuple[str, str]]:
+    """(note, feedback) when the build of an exercise was stopped by one of its limits."""
+    if not outcome.limit:
+        return None
+    note, feedback = _LIMIT_REASONS[outcome.limit]
+    values = {"seconds": "%g" % timeout, "size": _mib(file_size)}
+    return note.format(**values) + ": stopped; scored 0", feedback.format(**values) + "\n"
+
+
+def oversized_outputs(paths: Sequence[str], bound: int) -> Optional[Tuple[str, str]]:
+    """(note, feedback) when an object or program the build made is larger than ``bound``
+    (where the build's file-size limit could not apply); such files are removed."""
+    big = []
+    for path in paths:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        if size > bound:
+            big.append("%s (%s)" % (os.path.basename(path), _mib(size)))
+            _remove(path)
+    if not big:
+        return None
+    return ("the build made a file larger than %s: scored 0" % _mib(bound),
+            "Building this exercise made %s, larger than the grader allows (%s): a large initialised array "
+            "is written out whole.\n" % (", ".join(big), _mib(bound)))
 
 
 _COUNTED_CACHE: Dict[str, bool] = {}

@@ -112,29 +112,53 @@ def run_sandboxed(argv: List[str], *, cwd: str, timeout: float = DEFAULT_TIMEOUT
     from . import sandbox
     found = sandbox.support()
     plan = sandbox.plan_for(argv[0], [cwd] + list(writable))
+    rlimits = sandbox.rlimit_specs(timeout=timeout, memory_bytes=memory_bytes, namespaced=found.namespaced)
+    return _run_in_wrapper(argv, cwd=cwd, timeout=timeout, output_cap=output_cap, env=env, pass_fds=pass_fds,
+                           unshare_argv=found.unshare_argv, plan=plan, rlimits=rlimits,
+                           what="the sandbox for test programs")
+
+
+def run_contained(argv: List[str], *, cwd: str, timeout: float, rlimits: Sequence[str],
+                  output_cap: int = DEFAULT_OUTPUT_CAP, env: Optional[Mapping[str, str]] = None) -> ProcessResult:
+    """Run a trusted tool over untrusted input (the build of a submission: CMake, ninja, the
+    compilers) under the sandbox's wrapper without namespaces: ``rlimits`` (sandbox_exec.py's
+    NAME=SOFT,HARD specs) on every process it starts, and at ``timeout`` the wrapper, a child
+    subreaper, kills every descendant. (A kill of the process group is not enough: ninja
+    starts each command in a process group of its own, so its compilers would outlive it.)"""
+    from . import sandbox
+    return _run_in_wrapper(argv, cwd=cwd, timeout=timeout, output_cap=output_cap, env=env, pass_fds=(),
+                           unshare_argv=None, plan=sandbox.Plan(), rlimits=rlimits, what="the build's wrapper")
+
+
+def _run_in_wrapper(argv: List[str], *, cwd: str, timeout: float, output_cap: int, env: Optional[Mapping[str, str]],
+                    pass_fds: Sequence[int], unshare_argv: Optional[List[str]], plan, rlimits: Sequence[str],
+                    what: str) -> ProcessResult:
+    """``argv`` under tools/course/sandbox_exec.py (inside ``unshare_argv`` when given), which
+    reports how the program ended on a status pipe."""
+    from . import sandbox
+    namespaced = unshare_argv is not None
     status_read, status_write = os.pipe()
     try:
         wrapper = sandbox.wrapper_argv(hide=plan.hide, show=plan.show, write=plan.write, status_fd=status_write,
-                                       rlimits=sandbox.rlimit_specs(timeout=timeout, memory_bytes=memory_bytes,
-                                                                    namespaced=found.namespaced),
-                                       namespaced=found.namespaced)
+                                       rlimits=rlimits, namespaced=namespaced)
         start = time.monotonic()
-        proc = subprocess.Popen((found.unshare_argv or []) + wrapper + list(argv), cwd=cwd,
+        proc = subprocess.Popen((unshare_argv or []) + wrapper + list(argv), cwd=cwd,
                                 env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                                 pass_fds=tuple(pass_fds) + (status_write,))
         os.close(status_write)
         status_write = -1
-        stop = (lambda: _kill_group(proc)) if found.namespaced else (lambda: _stop_wrapper(proc))
+        stop = (lambda: _kill_group(proc)) if namespaced else (lambda: _stop_wrapper(proc))
         result = _supervise(proc, start, timeout=timeout, output_cap=output_cap, echo=None, stop=stop)
-        return _with_program_status(result, _read_all(status_read))
+        return _with_program_status(result, _read_all(status_read), what)
     finally:
         os.close(status_read)
         if status_write >= 0:
             os.close(status_write)
 
 
-def _with_program_status(result: ProcessResult, status: List[str]) -> ProcessResult:
+def _with_program_status(result: ProcessResult, status: List[str],
+                         what: str = "the sandbox for test programs") -> ProcessResult:
     """The wrapper's report of how the program ended replaces the wrapper's own exit code.
     Without one the wrapper itself died (killed by the program, or for time): its code stays,
     so a program that kills its parent reads as crashed (SIGKILL). A wrapper that never got
@@ -142,11 +166,10 @@ def _with_program_status(result: ProcessResult, status: List[str]) -> ProcessRes
     from .errors import CourseError
     for line in status:
         if line.startswith("error "):
-            raise CourseError("the sandbox for test programs did not start: %s" % line[6:])
+            raise CourseError("%s did not start: %s" % (what, line[6:]))
     if "ready" not in status and not result.timed_out:
         last = result.output.strip().splitlines()[-1:] or ["no message"]
-        raise CourseError("the sandbox for test programs did not start (exit code %s): %s"
-                          % (result.returncode, last[0]))
+        raise CourseError("%s did not start (exit code %s): %s" % (what, result.returncode, last[0]))
     for line in status:
         word, _, number = line.partition(" ")
         if word in ("exit", "signal") and number.isdigit():

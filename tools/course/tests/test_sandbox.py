@@ -21,20 +21,6 @@ from course.process import run_sandboxed
 SOURCE = support.data_path(os.path.join("sandbox", "hostile.c"))
 
 
-def _survivors(token: str):
-    """Processes whose command line holds ``token`` (left behind by a run)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % name, "rb") as f:
-                    if token.encode() in f.read():
-                        found.append(int(name))
-            except OSError:
-                pass
-    return found
-
-
 class _Hostile:
     """Cases shared by both modes; a subclass sets up the mode in setUp."""
 
@@ -81,7 +67,7 @@ class _Hostile:
         result = self.run_hostile("survivor", marker, token, writable=[outside])
         self.assertEqual(result.returncode, 0)
         self.assertIn("started", result.output)
-        self.assertEqual(_survivors(token), [])
+        self.assertEqual(support.processes_naming(token), [])
         time.sleep(3)
         self.assertFalse(os.path.exists(marker), "a detached process outlived its run")
 
