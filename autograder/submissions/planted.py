@@ -838,6 +838,37 @@ CASES = {
         },
         "expect": {"attention": "partial"},
         "performance": {"attention": "zero"}},
+    # The dot product's block sums added up by thread 0 alone, one by one from shared memory, then
+    # one atomic (15/15 with full performance points before: the model charges the walk little).
+    # The longest thread may now make about 3 shared accesses per tree step (span_shared_ops).
+    "one_thread_sums_the_blocks_partials": {
+        "base": "solutions", "lesson": '03-matmul-reuse',
+        "patch": {
+            DP: [
+                ("  // 2. Tree reduction in shared memory down to 32 values: each step halves the active\n"
+                 "  //    threads; the barrier makes one step's writes visible before the next step reads them.\n"
+                 "  for (int active = blockDim.x / 2; active >= 32; active /= 2) {\n"
+                 "    if (tid < active) partial[tid] += partial[tid + active];\n"
+                 "    __syncthreads();\n"
+                 "  }\n"
+                 "\n"
+                 "  // 3. The first warp finishes with shuffles (no barriers inside a warp), and its lane 0\n"
+                 "  //    adds the block's sum to the result: one atomic per block, not per thread.\n"
+                 "  if (tid < 32) {\n"
+                 "    float value = partial[tid];\n"
+                 "    for (int offset = 16; offset > 0; offset /= 2) {\n"
+                 "      value += __shfl_down_sync(0xffffffffu, value, offset);\n"
+                 "    }\n"
+                 "    if (tid == 0) atomicAdd(result, value);\n",
+                 "  // no tree: thread 0 walks the block's partial sums one by one and adds the block's total\n"
+                 "  if (tid == 0) {\n"
+                 "    float total = 0.0f;\n"
+                 "    for (int t = 0; t < blockDim.x; ++t) total += partial[t];\n"
+                 "    atomicAdd(result, total);\n"),
+            ],
+        },
+        "expect": {"dot_product": "partial"},
+        "performance": {"dot_product": "zero"}},
 }
 
 
