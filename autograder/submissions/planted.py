@@ -869,6 +869,39 @@ CASES = {
         },
         "expect": {"dot_product": "partial"},
         "performance": {"dot_product": "zero"}},
+    # Data parallelism where rank 0 computes every shard one after another (adding them up with
+    # the given add kernel) and the other ranks empty shards (20/20 before: the test compared
+    # the bytes of all ranks together). Each rank's device must now move about 1/n of one pass.
+    "rank0_computes_every_shard": {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            DPS: [
+                ("      const course::Part shard = course::part_of(static_cast<std::size_t>(batch), n, r);\n"
+                 "      // Scale by the whole batch: the shards' gradients then add up to the batch gradient.\n"
+                 "      mlp_gradient(group, r, shape, params.on(r), x.on(r) + shard.begin * shape.inputs,\n"
+                 "                   t.on(r) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n"
+                 "                   1.0f / static_cast<float>(batch), grad.on(r), work.on(r));\n",
+                 "      if (r != 0) {  // the other ranks compute nothing: an empty shard, a zero gradient\n"
+                 "        mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), 0, 1.0f / static_cast<float>(batch),\n"
+                 "                     grad.on(r), work.on(r));\n"
+                 "        continue;\n"
+                 "      }\n"
+                 "      // rank 0 walks every shard of the batch, one after another, and adds them up itself\n"
+                 "      for (int j = 0; j < n; ++j) {\n"
+                 "        const course::Part shard = course::part_of(static_cast<std::size_t>(batch), n, j);\n"
+                 "        float* into = j == 0 ? grad.on(0) : scratch.on(0);\n"
+                 "        mlp_gradient(group, 0, shape, params.on(0), x.on(0) + shard.begin * shape.inputs,\n"
+                 "                     t.on(0) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n"
+                 "                     1.0f / static_cast<float>(batch), into, work.on(0));\n"
+                 "        if (j > 0) {\n"
+                 "          course::DeviceGuard guard(group.device(0));\n"
+                 "          add_into_kernel<<<blocks_for(P), kThreads, 0, group.stream(0)>>>(grad.on(0), scratch.on(0), P);\n"
+                 "          CUDA_CHECK_LAUNCH();\n"
+                 "        }\n"
+                 "      }\n"),
+            ],
+        },
+        "expect": {"data_parallel_step": "partial"}},
 }
 
 
