@@ -24,6 +24,7 @@ DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
+PB = "05-parallelism-nvlink/01_peer_bandwidth.cu"
 TP = "05-parallelism-nvlink/04_tensor_parallel_mlp.cu"
 PC = "04-data-loading/01_pinned_copy.cu"
 OV = "04-data-loading/03_overlap.cu"
@@ -902,6 +903,25 @@ CASES = {
             ],
         },
         "expect": {"data_parallel_step": "partial"}},
+    # peer_bandwidth's timer returning the datasheet's formula (2 us + bytes / 450 GB/s, what the
+    # modelled NVLink 4 charges) instead of timing the copies (10/10 before). The test now draws
+    # the simulated link's bandwidth and latency per run, so only a measurement agrees.
+    "peer_bandwidth_formula_instead_of_timing": {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            PB: [
+                ("  group.wait(from, to);  // so that `start` is not taken while rank `to` still has work queued\n"
+                 "  CUDA_CHECK(cudaEventRecord(start, group.stream(from)));\n",
+                 "  // nothing is timed: the copies are made, and the \"measurement\" is the datasheet's formula\n"
+                 "  // (NVLink 4: 450 GB/s per direction, 2 us per copy), which is what the modelled link charges\n"),
+                ("  CUDA_CHECK(cudaEventRecord(stop, group.stream(from)));\n"
+                 "  CUDA_CHECK(cudaEventSynchronize(stop));\n"
+                 "  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));\n",
+                 "  group.synchronize();\n"
+                 "  ms = static_cast<float>(1e3 * repeats * (2e-6 + static_cast<double>(bytes) / 450e9));\n"),
+            ],
+        },
+        "expect": {"peer_bandwidth": "partial"}},
 }
 
 
