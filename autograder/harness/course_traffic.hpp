@@ -63,6 +63,14 @@ struct GlobalTraffic {
   /// done on the host, or data kept on the host and read by a kernel, shows here, not in the
   /// kernels' global bytes.
   std::uint64_t host_device_bytes = 0;
+  /// Per device, indexed by device: the bytes its kernels moved (global loads, stores and
+  /// atomics, and zero-copy host accesses). Which GPU did the work, where the totals above add
+  /// every device together: a rank of a group whose kernels did every rank's share shows here.
+  std::vector<std::uint64_t> device_bytes;
+  /// `device_bytes` of `device`, 0 past its end.
+  std::uint64_t bytes_on_device(int device) const {
+    return device >= 0 && static_cast<std::size_t>(device) < device_bytes.size() ? device_bytes[device] : 0;
+  }
   double sectors_per_request() const { return requests == 0 ? 0.0 : double(sectors) / double(requests); }
 };
 
@@ -122,6 +130,8 @@ inline GlobalTraffic close_local_traffic_window() {
   traffic.span_ns = k.modelled.span_ns;
   traffic.atomic_ns = k.modelled.atomic_ns;
   traffic.gpu = cudasim::modelled_gpu().name;
+  for (const cudasim::KernelStats& device : cudasim::device_kernel_stats())
+    traffic.device_bytes.push_back(device.global_bytes() + device.host_access_bytes);
 #else
   traffic.why_not = "memory-traffic counters exist only on the simulator (use a profiler on a GPU)";
 #endif

@@ -129,6 +129,8 @@ enum class Op : std::uint32_t {
   sim_spend_host_time, ///< cudasim::spend_host_time
   sim_modelled_gpu,    ///< cudasim::modelled_gpu
   device_reset,        ///< cudaDeviceReset (a test that made a kernel fail on purpose starts clean)
+  sim_peer_link,       ///< cudasim::peer_link
+  sim_set_peer_link,   ///< cudasim::set_peer_link(const LinkModel&) (05/peer_bandwidth draws a link)
   // From the worker to the judge
   callback = 1000,     ///< a function the test passed: its id, its arguments
 };

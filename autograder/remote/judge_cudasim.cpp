@@ -66,6 +66,16 @@ bool set_host_link(const std::string& name) {
   return ask(Op::sim_set_host_link, out, "cudasim::set_host_link", [](Reader& in) { return in.get<std::uint8_t>() != 0; });
 }
 
+LinkModel peer_link() {
+  return ask(Op::sim_peer_link, Writer(), "cudasim::peer_link", [](Reader& in) { return Marshal<LinkModel>::get(in); });
+}
+
+bool set_peer_link(const LinkModel& model) {
+  Writer out;
+  Marshal<LinkModel>::put(out, model);
+  return ask(Op::sim_set_peer_link, out, "cudasim::set_peer_link", [](Reader& in) { return in.get<std::uint8_t>() != 0; });
+}
+
 TransferStats transfer_stats() {
   return ask(Op::sim_transfer_stats, Writer(), "cudasim::transfer_stats", [](Reader& in) { return in.get<TransferStats>(); });
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace course {
 namespace remote {
@@ -15,7 +16,7 @@ namespace remote {
 template <>
 struct Marshal<course::test::GlobalTraffic> {
   /// Calls `field` on each number of `t`, in the order they cross (`t` const to write, not to
-  /// read). The flag and the two strings cross around them, in put() and get().
+  /// read). The flag, the two strings and the per-device bytes cross around them, in put() and get().
   template <class Traffic, class Field>
   static void numbers(Traffic& t, Field&& field) {
     for (auto* v : {&t.kernel_launch_calls, &t.graph_launch_calls, &t.host_device_bytes, &t.load_bytes, &t.store_bytes, &t.launches,
@@ -32,6 +33,7 @@ struct Marshal<course::test::GlobalTraffic> {
     out.put_string(t.why_not);
     numbers(t, [&](const auto& v) { out.put(v); });
     out.put_string(t.gpu);
+    Marshal<std::vector<std::uint64_t>>::put(out, t.device_bytes);
   }
 
   static course::test::GlobalTraffic get(Reader& in) {
@@ -40,6 +42,8 @@ struct Marshal<course::test::GlobalTraffic> {
     t.why_not = in.get_string(1024);
     numbers(t, [&](auto& v) { v = in.get<std::decay_t<decltype(v)>>(); });
     t.gpu = in.get_string(64);  // a GPU's short name
+    t.device_bytes = Marshal<std::vector<std::uint64_t>>::get(in);
+    if (t.device_bytes.size() > 64) throw ProtocolError("more devices than the simulator allows");
     return t;
   }
 };

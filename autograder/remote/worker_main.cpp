@@ -191,6 +191,10 @@ void handle_simulator(Op op, Reader& in, Writer& out) {
   switch (op) {
     case Op::sim_host_link: Marshal<cudasim::LinkModel>::put(out, cudasim::host_link()); return;  // -> link
     case Op::sim_set_host_link: out.put<std::uint8_t>(cudasim::set_host_link(in.get_string()) ? 1 : 0); return;  // name -> known
+    case Op::sim_peer_link: Marshal<cudasim::LinkModel>::put(out, cudasim::peer_link()); return;  // -> link
+    case Op::sim_set_peer_link:  // link -> accepted
+      out.put<std::uint8_t>(cudasim::set_peer_link(Marshal<cudasim::LinkModel>::get(in)) ? 1 : 0);
+      return;
     case Op::sim_transfer_stats: out.put(cudasim::transfer_stats()); return;  // -> TransferStats
     case Op::sim_kernel_stats: Marshal<std::vector<cudasim::KernelStats>>::put(out, cudasim::kernel_stats()); return;
     case Op::sim_timeline: Marshal<std::vector<cudasim::TimelineSpan>>::put(out, cudasim::timeline()); return;
@@ -433,7 +437,9 @@ void handle_runtime(Op op, Reader& in, Writer& out) {
     case Op::sim_set_model_time:
     case Op::sim_host_time:
     case Op::sim_spend_host_time:
-    case Op::sim_modelled_gpu: handle_simulator(op, in, out); return;
+    case Op::sim_modelled_gpu:
+    case Op::sim_peer_link:
+    case Op::sim_set_peer_link: handle_simulator(op, in, out); return;
     case Op::call:
     case Op::callback: break;
   }

@@ -25,6 +25,7 @@ DP = "03-matmul-reuse/01_dot_product.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
+PB = "05-parallelism-nvlink/01_peer_bandwidth.cu"
 TP = "05-parallelism-nvlink/04_tensor_parallel_mlp.cu"
 PC = "04-data-loading/01_pinned_copy.cu"
 OV = "04-data-loading/03_overlap.cu"
@@ -882,6 +883,89 @@ CASES = {
         },
         "expect": {"attention": "partial"},
         "performance": {"attention": "zero"}},
+    # The dot product's block sums added up by thread 0 alone, one by one from shared memory, then
+    # one atomic (15/15 with full performance points before: the model charges the walk little).
+    # The longest thread may now make about 3 shared accesses per tree step (span_shared_ops).
+    "one_thread_sums_the_blocks_partials": {
+        "base": "solutions", "lesson": '03-matmul-reuse',
+        "patch": {
+            DP: [
+                ("  // 2. Tree reduction in shared memory down to 32 values: each step halves the active\n"
+                 "  //    threads; the barrier makes one step's writes visible before the next step reads them.\n"
+                 "  for (int active = blockDim.x / 2; active >= 32; active /= 2) {\n"
+                 "    if (tid < active) partial[tid] += partial[tid + active];\n"
+                 "    __syncthreads();\n"
+                 "  }\n"
+                 "\n"
+                 "  // 3. The first warp finishes with shuffles (no barriers inside a warp), and its lane 0\n"
+                 "  //    adds the block's sum to the result: one atomic per block, not per thread.\n"
+                 "  if (tid < 32) {\n"
+                 "    float value = partial[tid];\n"
+                 "    for (int offset = 16; offset > 0; offset /= 2) {\n"
+                 "      value += __shfl_down_sync(0xffffffffu, value, offset);\n"
+                 "    }\n"
+                 "    if (tid == 0) atomicAdd(result, value);\n",
+                 "  // no tree: thread 0 walks the block's partial sums one by one and adds the block's total\n"
+                 "  if (tid == 0) {\n"
+                 "    float total = 0.0f;\n"
+                 "    for (int t = 0; t < blockDim.x; ++t) total += partial[t];\n"
+                 "    atomicAdd(result, total);\n"),
+            ],
+        },
+        "expect": {"dot_product": "partial"},
+        "performance": {"dot_product": "zero"}},
+    # Data parallelism where rank 0 computes every shard one after another (adding them up with
+    # the given add kernel) and the other ranks empty shards (20/20 before: the test compared
+    # the bytes of all ranks together). Each rank's device must now move about 1/n of one pass.
+    "rank0_computes_every_shard": {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            DPS: [
+                ("      const course::Part shard = course::part_of(static_cast<std::size_t>(batch), n, r);\n"
+                 "      // Scale by the whole batch: the shards' gradients then add up to the batch gradient.\n"
+                 "      mlp_gradient(group, r, shape, params.on(r), x.on(r) + shard.begin * shape.inputs,\n"
+                 "                   t.on(r) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n"
+                 "                   1.0f / static_cast<float>(batch), grad.on(r), work.on(r));\n",
+                 "      if (r != 0) {  // the other ranks compute nothing: an empty shard, a zero gradient\n"
+                 "        mlp_gradient(group, r, shape, params.on(r), x.on(r), t.on(r), 0, 1.0f / static_cast<float>(batch),\n"
+                 "                     grad.on(r), work.on(r));\n"
+                 "        continue;\n"
+                 "      }\n"
+                 "      // rank 0 walks every shard of the batch, one after another, and adds them up itself\n"
+                 "      for (int j = 0; j < n; ++j) {\n"
+                 "        const course::Part shard = course::part_of(static_cast<std::size_t>(batch), n, j);\n"
+                 "        float* into = j == 0 ? grad.on(0) : scratch.on(0);\n"
+                 "        mlp_gradient(group, 0, shape, params.on(0), x.on(0) + shard.begin * shape.inputs,\n"
+                 "                     t.on(0) + shard.begin * shape.outputs, static_cast<int>(shard.size()),\n"
+                 "                     1.0f / static_cast<float>(batch), into, work.on(0));\n"
+                 "        if (j > 0) {\n"
+                 "          course::DeviceGuard guard(group.device(0));\n"
+                 "          add_into_kernel<<<blocks_for(P), kThreads, 0, group.stream(0)>>>(grad.on(0), scratch.on(0), P);\n"
+                 "          CUDA_CHECK_LAUNCH();\n"
+                 "        }\n"
+                 "      }\n"),
+            ],
+        },
+        "expect": {"data_parallel_step": "partial"}},
+    # peer_bandwidth's timer returning the datasheet's formula (2 us + bytes / 450 GB/s, what the
+    # modelled NVLink 4 charges) instead of timing the copies (10/10 before). The test now draws
+    # the simulated link's bandwidth and latency per run, so only a measurement agrees.
+    "peer_bandwidth_formula_instead_of_timing": {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            PB: [
+                ("  group.wait(from, to);  // so that `start` is not taken while rank `to` still has work queued\n"
+                 "  CUDA_CHECK(cudaEventRecord(start, group.stream(from)));\n",
+                 "  // nothing is timed: the copies are made, and the \"measurement\" is the datasheet's formula\n"
+                 "  // (NVLink 4: 450 GB/s per direction, 2 us per copy), which is what the modelled link charges\n"),
+                ("  CUDA_CHECK(cudaEventRecord(stop, group.stream(from)));\n"
+                 "  CUDA_CHECK(cudaEventSynchronize(stop));\n"
+                 "  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));\n",
+                 "  group.synchronize();\n"
+                 "  ms = static_cast<float>(1e3 * repeats * (2e-6 + static_cast<double>(bytes) / 450e9));\n"),
+            ],
+        },
+        "expect": {"peer_bandwidth": "partial"}},
 }
 
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -58,6 +59,7 @@ struct Links {
   std::mutex mutex;
   const LinkModel* host;
   const LinkModel* peer;
+  LinkModel custom_peer;  // set_peer_link(const LinkModel&)'s, which `peer` then points to
   // Per device: its host link's engine for each direction, and one for its outgoing peer copies.
   std::map<int, Engine> host_to_device, device_to_host, peer_out;
   std::map<std::pair<int, int>, std::uint64_t> traffic;
@@ -140,6 +142,18 @@ bool set_peer_link(const std::string& name) {
   if (m == nullptr) return false;
   std::lock_guard<std::mutex> lock(links().mutex);
   links().peer = m;
+  return true;
+}
+
+bool set_peer_link(const LinkModel& model) {
+  const double rate = model.pinned_bytes_per_second, latency = model.latency_seconds;
+  if (!(rate > 0) || !std::isfinite(rate) || !(latency >= 0) || !std::isfinite(latency)) return false;
+  std::lock_guard<std::mutex> lock(links().mutex);
+  Links& l = links();
+  l.custom_peer = model;
+  l.custom_peer.pageable_bytes_per_second = rate;
+  if (l.custom_peer.name.empty()) l.custom_peer.name = "custom";
+  l.peer = &l.custom_peer;
   return true;
 }
 

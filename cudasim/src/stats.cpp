@@ -21,6 +21,7 @@ struct Registry {
   std::mutex mutex;
   std::vector<std::pair<std::string, std::uint64_t>> declared_flops;
   std::vector<KernelStats> per_kernel;  // in order of first launch
+  std::vector<KernelStats> per_device;  // indexed by the device the launch ran on
   KernelStats last;
   TransferStats transfers;
   ApiStats api;
@@ -197,6 +198,7 @@ void reset_stats() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.per_kernel.clear();
+  r.per_device.clear();
   r.last = {};
   r.transfers = {};
   r.api = {};
@@ -219,6 +221,12 @@ std::vector<KernelStats> kernel_stats() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.per_kernel;
+}
+
+std::vector<KernelStats> device_kernel_stats() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.per_device;
 }
 
 TransferStats transfer_stats() {
@@ -287,6 +295,11 @@ void record_launch_stats(const LaunchState& launch) {
       std::fprintf(log, "%s\n", kernel_json(one).c_str());
       std::fclose(log);
     }
+  }
+  if (launch.device >= 0) {
+    const std::size_t device = static_cast<std::size_t>(launch.device);
+    if (r.per_device.size() <= device) r.per_device.resize(device + 1);
+    r.per_device[device] += one;
   }
   for (KernelStats& k : r.per_kernel)
     if (k.kernel_name == one.kernel_name) {

@@ -111,6 +111,32 @@ TEST_F(Counters, ACoalescedFloatAccessIsOneRequestOfFourSectorsPerWarp) {
   EXPECT_EQ(s.global_accesses_by_width[2], 2u * n);  // 4-byte accesses
 }
 
+TEST_F(Counters, EachDevicesKernelsAreCountedOnTheirDevice) {
+  // Device 1 copies twice as much as device 0: per kernel the two add up, per device they do not.
+  const int n = 1024;
+  float* in = device_array<float>(n);
+  float* out = device_array<float>(n);
+  copy_coalesced<<<n / 256, 256>>>(in, out, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  float *in1 = nullptr, *out1 = nullptr;
+  ASSERT_EQ(cudaMalloc(&in1, 2 * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out1, 2 * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(in1, 0, 2 * n * sizeof(float)), cudaSuccess);
+  copy_coalesced<<<2 * n / 256, 256>>>(in1, out1, 2 * n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaFree(in1), cudaSuccess);
+  EXPECT_EQ(cudaFree(out1), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  const std::vector<cudasim::KernelStats> devices = cudasim::device_kernel_stats();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].global_bytes(), 8u * n);
+  EXPECT_EQ(devices[1].global_bytes(), 16u * n);
+  EXPECT_EQ(devices[1].launches, 1u);
+  cudasim::reset_stats();
+  EXPECT_TRUE(cudasim::device_kernel_stats().empty());
+}
+
 TEST_F(Counters, AStridedAccessTouchesASectorPerLane) {
   const int threads = 256, stride = 32;
   float* in = device_array<float>(threads * stride);

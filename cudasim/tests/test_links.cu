@@ -111,6 +111,15 @@ TEST(HostLink, PinnedAndPageableCopiesTakeAtLeastTheModelledTime) {
   EXPECT_FALSE(cudasim::set_host_link("pcie9"));
   EXPECT_TRUE(cudasim::set_peer_link("pcie5"));
   EXPECT_EQ(cudasim::peer_link().name, "pcie5");
+  // A link of one's own figures (a test draws one); nonsense figures leave the link as it was.
+  cudasim::LinkModel own{"drawn", 100e9, 0, 7e-6};
+  EXPECT_TRUE(cudasim::set_peer_link(own));
+  EXPECT_EQ(cudasim::peer_link().name, "drawn");
+  EXPECT_EQ(cudasim::peer_link().pinned_bytes_per_second, 100e9);
+  EXPECT_EQ(cudasim::peer_link().latency_seconds, 7e-6);
+  EXPECT_FALSE(cudasim::set_peer_link(cudasim::LinkModel{"bad", 0, 0, 1e-6}));
+  EXPECT_FALSE(cudasim::set_peer_link(cudasim::LinkModel{"bad", 1e9, 0, -1}));
+  EXPECT_EQ(cudasim::peer_link().name, "drawn");
   EXPECT_TRUE(cudasim::set_peer_link("nvlink4"));
   EXPECT_EQ(cudaFreeHost(pinned), cudaSuccess);
   EXPECT_EQ(cudaFree(device), cudaSuccess);

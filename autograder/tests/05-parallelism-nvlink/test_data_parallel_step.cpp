@@ -170,6 +170,7 @@ TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
   const int batch = 4096, steps = 1;
   const Problem pr = make_problem(rng, MlpShape{4, 8, 2}, batch);
   std::uint64_t bytes[2] = {0, 0};
+  std::vector<std::uint64_t> rank_bytes;  // with 4 ranks, each rank's device's
   const int ranks[2] = {1, 4};
   for (int i = 0; i < 2; ++i) {
     course::RankGroup group(ranks[i]);
@@ -188,6 +189,8 @@ TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
     // Host traffic counts too: a rank whose kernels read the batch from page-locked host memory
     // (zero-copy) does its work past the device's global-memory counters.
     bytes[i] = traffic.bytes() + traffic.atomic_bytes + traffic.host_device_bytes;
+    if (ranks[i] > 1 && group.distinct_devices())
+      for (int r = 0; r < group.size(); ++r) rank_bytes.push_back(traffic.bytes_on_device(group.device(r)));
   }
   // The per-parameter work (gradient reduction, the all-reduce, the update) is a few hundred
   // bytes per parameter per rank; the per-sample work is about a megabyte here.
@@ -204,4 +207,21 @@ TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
         << ranks[i] << " rank(s) moved " << bytes[i] << " bytes of global and host memory in one step; the given "
         << "gradient kernels move " << one_pass << " for one pass over the " << batch << " samples: the ranks "
         << "together should make one pass, each over its own shard";
+  // And per rank, not only in total: one rank computing every shard one after another (and the
+  // others empty shards) moves one pass in total as well, but on one GPU while the others idle
+  // (a red-team run passed the totals so). Each rank's device must move about 1/n of the pass.
+  const int n = ranks[1];
+  const std::uint64_t share = one_pass / n;
+  for (std::size_t r = 0; r < rank_bytes.size(); ++r)
+    std::printf("[ COURSE   ] rank %zu of %d: %llu bytes (at most %llu allowed)\n", r, n,
+                static_cast<unsigned long long>(rank_bytes[r]),
+                static_cast<unsigned long long>(share + share / 4 + per_parameter));
+  for (std::size_t r = 0; r < rank_bytes.size(); ++r)
+    EXPECT_LE(rank_bytes[r], share + share / 4 + per_parameter)
+        << "rank " << r << " of " << n << " moved " << rank_bytes[r] << " bytes of global and host memory "
+        << "in its kernels in one step; the given gradient kernels move " << share << " for a shard of "
+        << batch / n << " samples (1/" << n << " of the " << batch << "): data parallelism divides the "
+        << "batch so that every rank computes the forward and backward pass of its own shard, on its "
+        << "own device, at the same time as the others; one rank walking every shard does the work of "
+        << "all " << n << " while the others wait";
 }

@@ -9,6 +9,10 @@
 #include "course_traffic.hpp"
 #include "cuda_check.hpp"
 
+#ifdef CUDASIM
+#include <cudasim/link_model.hpp>
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -113,9 +117,22 @@ TEST(PeerBandwidth, ReturnsTheTimeOneCopyTook) {
   // The measurement is the exercise. On the simulator's modelled clock a copy over a link
   // takes the same time whenever it is made (latency + bytes / the link's bandwidth), so the
   // seconds time_peer_copy returns must be what the test's own events measure for the same
-  // copies, per copy. The size is drawn per run, so no constant can stand in for it.
+  // copies, per copy. The size is drawn per run, so no constant can stand in for it, and so is
+  // the link (from the run's seed, so a grade replays with its --seed): its bandwidth and
+  // latency are not NVLink 4's, so a datasheet's formula (2 us + bytes / 450 GB/s) instead of a
+  // measurement is off by a third or more (a red-team run passed with the formula before).
   ct::Rng rng;
   ct::ModelledClock clock;
+  cudasim::LinkModel drawn;
+  drawn.name = "test link";
+  drawn.pinned_bytes_per_second = rng.scalar(40e9, 300e9);  // at most 2/3 of NVLink 4's 450 GB/s
+  drawn.pageable_bytes_per_second = drawn.pinned_bytes_per_second;
+  drawn.latency_seconds = rng.scalar(5e-6, 20e-6);          // at least 2.5 times its 2 us
+  struct RestoreLink {
+    cudasim::LinkModel previous = cudasim::peer_link();
+    ~RestoreLink() { cudasim::set_peer_link(previous); }  // its figures, under its name
+  } restore;
+  ASSERT_TRUE(cudasim::set_peer_link(drawn)) << "test bug: the simulator refused the drawn link";
   course::RankGroup group(2);
   const std::size_t bytes = static_cast<std::size_t>(rng.integer(1 << 20, 1 << 24));
   const int repeats = 3;
@@ -141,8 +158,10 @@ TEST(PeerBandwidth, ReturnsTheTimeOneCopyTook) {
     const double seconds = time_peer_copy(group, from, to, src.on(from), dst.on(to), bytes, repeats);
     EXPECT_NEAR(seconds, expected, 0.05 * expected)
         << from << " -> " << to << ", " << bytes << " bytes: time_peer_copy returned " << seconds << " s per copy, "
-        << "the copies took " << expected << " s each on the modelled link; time them with events recorded on the "
-        << "sender's stream around the copies, and divide by the repeats";
+        << "the copies took " << expected << " s each on the modelled link (this run's link: "
+        << drawn.pinned_bytes_per_second / 1e9 << " GB/s, " << drawn.latency_seconds * 1e6 << " us per copy, "
+        << "drawn per run); time them with events recorded on the sender's stream around the copies, and divide "
+        << "by the repeats";
   }
 }
 #endif

@@ -10,7 +10,8 @@
 /// memory run at the pinned rate, pageable ones at the pageable rate (they go through a
 /// staging buffer). Figures are published x16 / per-GPU figures, rounded; they are a model,
 /// not a measurement. Choose with the environment variables CUDASIM_HOST_LINK and
-/// CUDASIM_PEER_LINK or at run time with set_host_link() / set_peer_link().
+/// CUDASIM_PEER_LINK or at run time with set_host_link() / set_peer_link() (which also takes a
+/// link of one's own figures).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,11 @@ bool set_host_link(const std::string& name);
 LinkModel peer_link();
 /// Switches the peer link model; false for an unknown name.
 bool set_peer_link(const std::string& name);
+/// Switches to a peer link of one's own: `model.pinned_bytes_per_second` (finite, > 0) and
+/// `model.latency_seconds` (finite, >= 0; its pageable rate is ignored). False, and no change,
+/// for figures outside those. A test draws one so that only a copy timed on the modelled
+/// clock, not a datasheet's figure, tells its speed.
+bool set_peer_link(const LinkModel& model);
 
 /// Bytes copied from device `source` to device `destination` since the last reset_stats().
 struct LinkTraffic {

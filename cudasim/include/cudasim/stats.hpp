@@ -155,6 +155,12 @@ KernelStats last_launch_stats();
 /// The counters per kernel name, summed over launches, in order of first launch.
 std::vector<KernelStats> kernel_stats();
 
+/// The counters per device, summed over every kernel launched on it, indexed by device (as
+/// many entries as the highest device that launched, plus one; a device without launches has
+/// zeros; `kernel_name` is empty). Which GPU did the work: a data-parallel rank whose kernels
+/// moved the whole batch shows here, where the sum over kernels hides it.
+std::vector<KernelStats> device_kernel_stats();
+
 /// Copy and memset traffic since the last reset.
 TransferStats transfer_stats();
 
