@@ -287,6 +287,31 @@ __host__ __device__ inline void skipahead_sequence(unsigned long long n, curandS
   for (int i = 0; i < 5; ++i) state->words[i] = words.w[i];
 }
 
+namespace cudasim::curand_detail {
+/// Stores a freshly seeded state field by field. A copy of the whole struct may become a
+/// memory-copy intrinsic that the simulator's memory counters and memcheck do not see; these
+/// are stores of each field, counted and checked as a GPU's would be.
+__host__ __device__ inline void store_state(curandStateXORWOW_t* to, const curandStateXORWOW_t& from) {
+  to->weyl = from.weyl;
+  for (int i = 0; i < 5; ++i) to->words[i] = from.words[i];
+  to->cached_kind = from.cached_kind;
+  to->cached_double_kind = from.cached_double_kind;
+  to->cached_float = from.cached_float;
+  to->cached_double = from.cached_double;
+}
+__host__ __device__ inline void store_state(curandStatePhilox4_32_10_t* to, const curandStatePhilox4_32_10_t& from) {
+  to->counter.x = from.counter.x, to->counter.y = from.counter.y;
+  to->counter.z = from.counter.z, to->counter.w = from.counter.w;
+  to->block.x = from.block.x, to->block.y = from.block.y, to->block.z = from.block.z, to->block.w = from.block.w;
+  to->key.x = from.key.x, to->key.y = from.key.y;
+  to->lane = from.lane;
+  to->cached_kind = from.cached_kind;
+  to->cached_double_kind = from.cached_double_kind;
+  to->cached_float = from.cached_float;
+  to->cached_double = from.cached_double;
+}
+}  // namespace cudasim::curand_detail
+
 /// cuRAND's seeding: the seed's halves are salted and multiplied into Marsaglia's published
 /// starting words (seed 0 gives his sequence's scrambling), then the state skips to the
 /// subsequence and the offset. Built in a local and stored once, as a GPU would.
@@ -305,7 +330,7 @@ __host__ __device__ inline void curand_init(unsigned long long seed, unsigned lo
   fresh.words[4] = 5783321u + mixed_low;
   skipahead_sequence(subsequence, &fresh);
   skipahead(offset, &fresh);
-  *state = fresh;
+  cudasim::curand_detail::store_state(state, fresh);
 }
 
 __host__ __device__ __forceinline__ unsigned int curand(curandStateXORWOW_t* state) {
@@ -340,7 +365,7 @@ __host__ __device__ inline void curand_init(unsigned long long seed, unsigned lo
   fresh.key = make_uint2(static_cast<unsigned int>(seed), static_cast<unsigned int>(seed >> 32));
   skipahead_sequence(subsequence, &fresh);
   skipahead(offset, &fresh);
-  *state = fresh;
+  cudasim::curand_detail::store_state(state, fresh);
 }
 
 namespace cudasim::curand_detail {

@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #ifdef CUDASIM
+#include <cudasim/stats.hpp>
 #include <dlfcn.h>
 #endif
 
@@ -177,6 +179,32 @@ TEST(CurandDevice, XorwowInitIsSkipsAndSubsequencesAre2To67Draws) { expect_init_
 TEST(CurandDevice, PhiloxInitIsSkipsAndSubsequencesAre2To66Draws) {
   expect_init_is_skips<curandStatePhilox4_32_10_t>(8);
 }
+
+#ifdef CUDASIM
+template <class State>
+__global__ void seed_states(State* states) {
+  curand_init(1234, threadIdx.x, 0, &states[threadIdx.x]);
+}
+
+/// Seeding writes each thread's state to global memory: counted (and checked) as a GPU's stores,
+/// every field, not a struct copy the counters would miss.
+template <class State>
+void expect_seeding_counted(std::uint64_t field_bytes) {
+  if (!cudasim::stats_available()) GTEST_SKIP() << "built without the memory counters";
+  State* states = nullptr;
+  ASSERT_EQ(cudaMalloc(&states, 64 * sizeof(State)), cudaSuccess);
+  cudasim::reset_stats();
+  seed_states<<<1, 64>>>(states);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudasim::KernelStats k = cudasim::kernel_stats().at(0);
+  EXPECT_EQ(k.global_store_bytes, 64 * field_bytes);
+  EXPECT_EQ(k.global_load_bytes, 0u);
+  EXPECT_EQ(cudaFree(states), cudaSuccess);
+}
+
+TEST(CurandDevice, XorwowSeedingIsCountedAsStores) { expect_seeding_counted<curandState_t>(44); }
+TEST(CurandDevice, PhiloxSeedingIsCountedAsStores) { expect_seeding_counted<curandStatePhilox4_32_10_t>(64); }
+#endif
 
 /// curand4 from every lane gives the next four draws.
 __global__ void curand4_from_each_lane(int* out) {

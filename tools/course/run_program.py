@@ -25,10 +25,15 @@ SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 _MAX_FILES_PER_INCLUDE_DIR = 5000   # a -I of a huge folder must not make every run slow
 
 
+# The CUDA libraries every program is linked with, on both backends: the -l options that an
+# nvcc command line for a program names are accepted, and change nothing.
+LINKED_ALWAYS = ("-lcudart", "-lcublas", "-lcublasLt", "-lcurand")
+
+
 def split_build_args(args: List[str]) -> (List[str], List[str], List[str]):
     """The words after FILE.cu that belong to the build: more source files (.cu, .cpp, .cc,
-    .cxx, .c) and -I DIR, -IDIR, -D NAME[=V], -DNAME[=V], up to the program's first argument
-    or ``--``. Returns (sources, options, rest): options as -I<absolute folder> and -D<macro>;
+    .cxx, .c), -I DIR, -IDIR, -D NAME[=V], -DNAME[=V] and the -l options of LINKED_ALWAYS, up
+    to the program's first argument or ``--``. Returns (sources, options, rest): options as -I<absolute folder> and -D<macro>;
     rest (the program's arguments) keeps ``--stats``/``--check`` met among the sources and the
     ``--`` for split_program_args."""
     sources: List[str] = []
@@ -46,6 +51,8 @@ def split_build_args(args: List[str]) -> (List[str], List[str], List[str]):
             i += 1
         elif arg.startswith(("-I", "-D")):
             options.append(_build_option(arg[:2], arg[2:]))
+        elif arg in LINKED_ALWAYS:
+            pass  # nvcc's -lcublas, -lcurand, ...: both backends link these already
         elif arg.endswith(SOURCE_SUFFIXES) and not arg.startswith("-"):
             sources.append(arg)
         else:

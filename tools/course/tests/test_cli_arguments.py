@@ -169,6 +169,11 @@ class RunTakesAProgramsShape(unittest.TestCase):
                                               "-I" + os.path.abspath("other"), "-DFAST"])
         self.assertEqual(args.args, ["7", "x.cu"])   # after the first ARG, everything is the program's
 
+    def test_the_cuda_libraries_on_an_nvcc_command_line_are_accepted(self):
+        args = self.parse("run", "pi.cu", "-lcurand", "-lcublas", "100", "-lcurand")
+        self.assertEqual((args.sources, args.build_options), (["pi.cu"], []))
+        self.assertEqual(args.args, ["100", "-lcurand"])   # after the first ARG: the program's
+
     def test_one_file_keeps_its_old_meaning(self):
         args = self.parse("run", "prog.cu", "-n", "5")
         self.assertEqual((args.sources, args.build_options, args.args), (["prog.cu"], [], ["-n", "5"]))

@@ -67,19 +67,19 @@ class RunATwoFileProgram(unittest.TestCase):
 
 
 def toolkit_on_the_default_path() -> bool:
-    return any(os.path.isfile(os.path.join(d, "curand.h")) for d in ("/usr/local/include", "/usr/include"))
+    return any(os.path.isfile(os.path.join(d, "cufft.h")) for d in ("/usr/local/include", "/usr/include"))
 
 
 @unittest.skipUnless(simulator_built() and toolkit_on_the_default_path(),
-                     "needs the simulator built and a CUDA Toolkit's curand.h on the default include path")
+                     "needs the simulator built and a CUDA Toolkit's cufft.h on the default include path")
 class ToolkitHeadersTheSimulatorLacks(unittest.TestCase):
-    def test_curand_is_named_not_taken_from_the_toolkit(self):
-        program = os.path.join(support.REPO_ROOT, "cudasim", "tests", "toolkit_headers", "uses_curand.cu")
+    def test_cufft_is_named_not_taken_from_the_toolkit(self):
+        program = os.path.join(support.REPO_ROOT, "cudasim", "tests", "toolkit_headers", "uses_cufft.cu")
         result = subprocess.run([COURSE, "--backend", "sim", "run", program], cwd=tempfile.gettempdir(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                                 timeout=300)
         self.assertEqual(result.returncode, 1)
-        self.assertIn("cudasim: <curand.h> is part of the CUDA Toolkit but not of the simulator", result.stderr)
+        self.assertIn("cudasim: <cufft.h> is part of the CUDA Toolkit but not of the simulator", result.stderr)
         self.assertNotIn("redefinition", result.stderr)
 
 
