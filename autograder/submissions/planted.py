@@ -860,6 +860,55 @@ CASES = {
             ],
         },
         "expect": {"tiled_matmul": "zero"}},
+    # Found by the fifth red-team run (2026-11-27): host code computing through managed memory,
+    # which kernels and host share with no copy the counters see (ring_allreduce 30/30,
+    # tensor_parallel_mlp 20/20, rnn_step 10/15 on 230fabd). cudaMallocManaged and __managed__
+    # are now refused unless the rubric grants managed_memory (symbol_policy.py).
+    'ring_summed_on_the_host_through_managed_memory': {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            '05-parallelism-nvlink/02_ring_allreduce.cu': [
+                ('      group.put(r, data.on(r) + c.begin, next, data.on(next) + c.begin, c.size());\n    }\n',
+                 '      group.put(r, data.on(r) + c.begin, next, data.on(next) + c.begin, c.size());\n    }\n  }\n  group.synchronize();\n  for (std::size_t i = 0; i < count; ++i) {  // the all-reduce, on the CPU\n    float sum = 0.0f;\n    for (int r = 0; r < n; ++r) sum += m[r][i];\n    for (int r = 0; r < n; ++r) m[r][i] = sum;\n  }\n  for (int r : group.local_ranks()) {\n    course::DeviceGuard guard(group.device(r));\n    CUDA_CHECK(cudaMemcpyAsync(data.on(r), m[r], bytes, cudaMemcpyDeviceToDevice, group.stream(r)));\n  }\n  group.synchronize();\n  for (int r : group.local_ranks()) {\n    CUDA_CHECK(cudaFree(m[r]));\n    CUDA_CHECK(cudaFree(junk[r]));\n'),
+                ('      group.put(r, data.on(r) + c.begin, next, data.on(next) + c.begin, c.size());\n',
+                 '      group.put(r, data.on(r) + c.begin, next, scratch.on(next), c.size());\n'),
+                ('  // Rank r now holds the complete sum of chunk r + 1; pass the complete chunks around.\n',
+                 ''),
+                ('      add_into(group, next, data.on(next) + c.begin, scratch.on(next), c.size());\n',
+                 '      add_into(group, next, junk[next] + c.begin, scratch.on(next), c.size());\n'),
+                ('  // Step-major: every put of a step is queued before the work that consumes it.\n',
+                 "  // No ring at all: the sums are made by the host, in managed memory (which host code may read\n  // and write, uncounted). The ring's puts are made only for the link counters, into scratch,\n  // and a kernel per received chunk adds it into a junk buffer for the kernels' byte count.\n  const std::size_t bytes = count * sizeof(float);\n  std::vector<float*> m(n, nullptr), junk(n, nullptr);\n  for (int r : group.local_ranks()) {\n    course::DeviceGuard guard(group.device(r));\n    void* p = nullptr;\n    CUDA_CHECK(cudaMallocManaged(&p, bytes));\n    m[r] = static_cast<float*>(p);\n    CUDA_CHECK(cudaMallocManaged(&p, bytes));\n    junk[r] = static_cast<float*>(p);\n    CUDA_CHECK(cudaMemsetAsync(junk[r], 0, bytes, group.stream(r)));\n    CUDA_CHECK(cudaMemcpyAsync(m[r], data.on(r), bytes, cudaMemcpyDeviceToDevice, group.stream(r)));\n  }\n"),
+            ],
+        },
+        "expect": {"ring_allreduce": "zero"}, "status": {"ring_allreduce": "forbidden code"}},
+    'mlp_on_the_host_through_managed_memory': {
+        "base": "solutions", "lesson": '05-parallelism-nvlink',
+        "patch": {
+            '05-parallelism-nvlink/04_tensor_parallel_mlp.cu': [
+                ('  for (int r : group.local_ranks()) add_bias(group, r, y.on(r), b2.on(r), batch, shape.outputs);\n',
+                 '  for (int r : group.local_ranks()) add_bias(group, r, y.on(r), b2.on(r), batch, shape.outputs);\n  group.synchronize();\n  CUDA_CHECK(cudaFree(mx));\n  CUDA_CHECK(cudaFree(my));\n  for (int r : group.local_ranks()) {\n    CUDA_CHECK(cudaFree(mw1[r]));\n    CUDA_CHECK(cudaFree(mb1[r]));\n    CUDA_CHECK(cudaFree(mw2[r]));\n  }\n'),
+                ('  chain_allreduce(group, y, out_floats, scratch);  // the one communication of the forward pass\n',
+                 '  float* my = managed(0, out_floats);\n  group.synchronize();\n  for (int sample = 0; sample < batch; ++sample)\n    for (std::size_t o = 0; o < outs; ++o) {\n      float acc = 0.0f;\n      for (int r = 0; r < n; ++r)\n        for (std::size_t j = 0; j < hs[r]; ++j) {\n          float hv = mb1[r][j];\n          for (std::size_t i = 0; i < ins; ++i) hv += mw1[r][j * ins + i] * mx[sample * ins + i];\n          acc += mw2[r][o * hs[r] + j] * (hv > 0.0f ? hv : 0.0f);\n        }\n      my[sample * outs + o] = acc;\n    }\n  copy(0, y.on(0), my, out_floats);\n  for (int r : group.local_ranks()) {\n    if (r == 0) continue;\n    course::DeviceGuard g(group.device(r));\n    CUDA_CHECK(cudaMemsetAsync(y.on(r), 0, out_floats * F, group.stream(r)));\n  }\n  chain_allreduce(group, y, out_floats, scratch);\n'),
+                ("    const int hs = static_cast<int>(course::part_of(shape.hidden, n, r).size());\n    // column-parallel: this rank's hidden units, from the whole input, no communication\n    linear(group, r, x.on(r), w1.on(r), b1.on(r), h.on(r), batch, shape.inputs, hs, true);\n    // row-parallel: this rank's share of every output (hs = 0 writes zeros)\n    linear(group, r, h.on(r), w2.on(r), nullptr, y.on(r), batch, hs, shape.outputs, false);\n",
+                 '    hs[r] = course::part_of(shape.hidden, n, r).size();\n    mw1[r] = managed(r, hs[r] * ins);\n    mb1[r] = managed(r, hs[r]);\n    mw2[r] = managed(r, outs * hs[r]);\n    copy(r, mw1[r], w1.on(r), hs[r] * ins);\n    copy(r, mb1[r], b1.on(r), hs[r]);\n    copy(r, mw2[r], w2.on(r), outs * hs[r]);\n'),
+                ('  // BEGIN YOUR CODE\n',
+                 "  // BEGIN YOUR CODE\n  // Not tensor parallelism: every rank's shards are copied, on its own device, into managed\n  // memory, which host code may read; the CPU computes the whole MLP and rank 0 gets the output.\n  // The all-reduce of the output is made only so that the links carry what they should.\n  const std::size_t F = sizeof(float);\n  auto managed = [&](int r, std::size_t floats) {\n    course::DeviceGuard g(group.device(r));\n    void* p = nullptr;\n    CUDA_CHECK(cudaMallocManaged(&p, floats * F + F));\n    return static_cast<float*>(p);\n  };\n  auto copy = [&](int r, float* dst, const float* src, std::size_t floats) {\n    course::DeviceGuard g(group.device(r));\n    if (floats > 0) CUDA_CHECK(cudaMemcpyAsync(dst, src, floats * F, cudaMemcpyDeviceToDevice, group.stream(r)));\n  };\n  const std::size_t ins = shape.inputs, outs = shape.outputs;\n  std::vector<float*> mw1(n), mb1(n), mw2(n);\n  std::vector<std::size_t> hs(n);\n  float* mx = managed(0, batch * ins);\n  copy(0, mx, x.on(0), batch * ins);\n"),
+            ],
+        },
+        "expect": {"tensor_parallel_mlp": "zero"}, "status": {"tensor_parallel_mlp": "forbidden code"}},
+    'rnn_on_the_host_through_managed_memory': {
+        "base": "solutions", "lesson": '01-serial-dependency',
+        "patch": {
+            '01-serial-dependency/01_rnn_step.cu': [
+                ('  }\n',
+                 '  }\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  for (float* p : {W, U, b, xs, h, out}) CUDA_CHECK(cudaFree(p));\n'),
+                ('    const float* h_prev = t == 0 ? h0 : hs + (t - 1) * state;\n    rnn_step_kernel<<<grid, threads, 0, stream>>>(layer, x + t * inputs, h_prev, hs + t * state);\n',
+                 '    rnn_step_kernel<<<dim3(1, 1), threads, 0, stream>>>(empty, x, h0, hs);\n'),
+                ('  // TODO(student): the chain: `steps` checked launches of rnn_step_kernel on `stream`, step\n  //                t reading x[t] and the previous state (h0 for t = 0) and writing hs[t]\n  //                (about 7 lines)\n  const size_t state = static_cast<size_t>(batch) * layer.hidden;  // floats of one h[t]\n  const size_t inputs = static_cast<size_t>(batch) * layer.input;  // floats of one x[t]\n',
+                 '  // The whole sequence on the CPU: the weights, inputs and h0 are copied device-to-device into\n  // managed memory (which host code may read, uncounted), the CPU runs every step, the result is\n  // copied back, and `steps` launches that do nothing (a layer with no units) keep the count.\n  const size_t state = static_cast<size_t>(batch) * layer.hidden;\n  const size_t inputs = static_cast<size_t>(batch) * layer.input;\n  const size_t H = layer.hidden, I = layer.input;\n  auto managed = [&](const float* src, size_t floats) {\n    void* p = nullptr;\n    CUDA_CHECK(cudaMallocManaged(&p, floats * sizeof(float) + sizeof(float)));\n    if (src != nullptr && floats > 0)\n      CUDA_CHECK(cudaMemcpyAsync(p, src, floats * sizeof(float), cudaMemcpyDeviceToDevice, stream));\n    return static_cast<float*>(p);\n  };\n  float* W = managed(layer.W, H * H);\n  float* U = managed(layer.U, H * I);\n  float* b = managed(layer.b, H);\n  float* xs = managed(x, steps * inputs);\n  float* h = managed(h0, state);\n  float* out = managed(nullptr, steps * state);\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  for (int t = 0; t < steps; ++t)\n    for (int sq = 0; sq < batch; ++sq)\n      for (size_t i = 0; i < H; ++i) {\n        const float* hp = t == 0 ? h + sq * H : out + (t - 1) * state + sq * H;\n        const float* xt = xs + t * inputs + sq * I;\n        float acc = b[i];\n        for (size_t j = 0; j < H; ++j) acc += W[i * H + j] * hp[j];\n        for (size_t k = 0; k < I; ++k) acc += U[i * I + k] * xt[k];\n        out[t * state + sq * H + i] = tanhf(acc);\n      }\n  if (steps > 0)\n    CUDA_CHECK(cudaMemcpyAsync(hs, out, steps * state * sizeof(float), cudaMemcpyDeviceToDevice, stream));\n  RnnLayer empty = layer;\n  empty.hidden = 0;\n'),
+            ],
+        },
+        "expect": {"rnn_step": "zero"}, "status": {"rnn_step": "forbidden code"}},
     # Attention's softmax with a warp per row whose lane 0 walks the row alone (17.66/20 before:
     # every test passed, only the performance criterion saw it). The longest thread may now make
     # n/2 global accesses for rows of n scores.

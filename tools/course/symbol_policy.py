@@ -18,7 +18,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 # ---- imports ---------------------------------------------------------------------------------
 # Groups every exercise may use. Each pattern must match the whole demangled name.
 ALWAYS_ALLOWED: Dict[str, List[str]] = {
-    "the CUDA runtime": [r"cuda[A-Z]\w*(\(.*\))?", r"__cuda\w*", r"(threadIdx|blockIdx|blockDim|gridDim|warpSize)",
+    # Not cudaMallocManaged: see FACILITIES["managed_memory"].
+    "the CUDA runtime": [r"cuda(?!MallocManaged)[A-Z]\w*(\(.*\))?", r"__cuda\w*", r"(threadIdx|blockIdx|blockDim|gridDim|warpSize)",
                          r"__nv\w*", r"__fatbinwrap\w*", r"fatbinData"],
     "the simulator's device interface": [r"cudasim::detail::.*", r"cudasim::dynamic_shared_memory\(.*\)"],
     "the simulator's instrumentation": [r"__sanitizer_cov_\w+", r"__(start|stop)___sancov_\w+"],
@@ -44,6 +45,13 @@ ALWAYS_ALLOWED: Dict[str, List[str]] = {
 
 # Facilities an exercise gets only when its rubric names them (``allowed_libraries = ...``).
 FACILITIES: Dict[str, List[str]] = {
+    # Memory that host code and kernels both read and write, with no copy between them: the
+    # simulator counts the kernels' accesses but cannot see the host's, so a submission could
+    # compute on the host through it and no host-device byte count would show it (a red-team
+    # run did, for ring_allreduce, tensor_parallel_mlp and rnn_step). No exercise needs it.
+    # __managed__ variables are refused by their section (cudasim_managed, see
+    # cudasim/include/cudasim/device_functions.hpp).
+    "managed_memory": [r"cudaMallocManaged(\(.*\))?"],
     "cublas": [r"cublas(?!Lt)\w*(\(.*\))?"],
     "cublaslt": [r"cublasLt\w*(\(.*\))?"],
     "cudnn": [r"cudnn\w*(\(.*\))?"],
@@ -251,6 +259,8 @@ def section_verdicts(sections: Iterable[str], baseline: Iterable[str]) -> List[s
                 allowed.remove(item)
             else:
                 out.append("%s (start-up or exit code the reference does not have)" % name)
+        elif name == "cudasim_managed":
+            out.append("%s (a __managed__ variable: managed memory is no part of these exercises)" % name)
         elif name == ".linker-options" and item.endswith(":0"):
             continue   # clang emits it empty; with content it would ask the linker for libraries
         elif not _ORDINARY_SECTIONS.match(re.sub(r"^\.rela?(?=\.)", "", name)):   # a section's relocations

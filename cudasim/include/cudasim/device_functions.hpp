@@ -30,7 +30,9 @@
 #define __device__
 #define __host__
 #define __constant__
-#define __managed__
+// A variable of its own section, which the grader's object check refuses (host code may
+// read and write it with no copy the counters see; tools/course/symbol_policy.py).
+#define __managed__ __attribute__((section("cudasim_managed")))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))  // as nvcc defines it: allowed after the type too

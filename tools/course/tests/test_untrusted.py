@@ -96,6 +96,11 @@ class ImportAllowListTest(unittest.TestCase):
         self.assertTrue(self.allowed(*thread, facilities=["threads"]))
         self.assertFalse(self.allowed("fopen"))
         self.assertTrue(self.allowed("fopen", facilities=["files"]))
+        managed = ("_Z17cudaMallocManagedPPvmj", "cudaMallocManaged(void**, unsigned long, unsigned int)")
+        self.assertFalse(self.allowed(*managed))
+        self.assertTrue(self.allowed(*managed, facilities=["managed_memory"]))
+        self.assertTrue(self.allowed("_Z10cudaMallocPPvmPKcj", "cudaMalloc(void**, unsigned long, char const*, "
+                                     "unsigned int)"))
 
     def test_fortified_forms_are_judged_as_the_functions_they_check(self):
         # A GCC that fortifies by default calls __fread_chk for fread (the lent H200's did).
@@ -182,6 +187,7 @@ class SectionRulesTest(unittest.TestCase):
                                            ".nvFatBinSegment:24", ".rela.nvFatBinSegment:48", ".nv_fatbin:4096",
                                            ".rela.text.foo:24"], []), [])
         self.assertEqual(len(section_verdicts([".my_blob:4096", ".linker-options:12"], [])), 2)
+        self.assertIn("__managed__", section_verdicts(["cudasim_managed:64"], [])[0])
 
 
 class ObjectChecksTest(unittest.TestCase):
