@@ -880,7 +880,7 @@ CASES = {
                  "  // No ring at all: the sums are made by the host, in managed memory (which host code may read\n  // and write, uncounted). The ring's puts are made only for the link counters, into scratch,\n  // and a kernel per received chunk adds it into a junk buffer for the kernels' byte count.\n  const std::size_t bytes = count * sizeof(float);\n  std::vector<float*> m(n, nullptr), junk(n, nullptr);\n  for (int r : group.local_ranks()) {\n    course::DeviceGuard guard(group.device(r));\n    void* p = nullptr;\n    CUDA_CHECK(cudaMallocManaged(&p, bytes));\n    m[r] = static_cast<float*>(p);\n    CUDA_CHECK(cudaMallocManaged(&p, bytes));\n    junk[r] = static_cast<float*>(p);\n    CUDA_CHECK(cudaMemsetAsync(junk[r], 0, bytes, group.stream(r)));\n    CUDA_CHECK(cudaMemcpyAsync(m[r], data.on(r), bytes, cudaMemcpyDeviceToDevice, group.stream(r)));\n  }\n"),
             ],
         },
-        "expect": {"ring_allreduce": "zero"}, "status": {"ring_allreduce": "forbidden code"}},
+        "expect": {"ring_allreduce": "zero"}, "status": {"ring_allreduce": "forbidden call"}},
     'mlp_on_the_host_through_managed_memory': {
         "base": "solutions", "lesson": '05-parallelism-nvlink',
         "patch": {
@@ -895,7 +895,7 @@ CASES = {
                  "  // BEGIN YOUR CODE\n  // Not tensor parallelism: every rank's shards are copied, on its own device, into managed\n  // memory, which host code may read; the CPU computes the whole MLP and rank 0 gets the output.\n  // The all-reduce of the output is made only so that the links carry what they should.\n  const std::size_t F = sizeof(float);\n  auto managed = [&](int r, std::size_t floats) {\n    course::DeviceGuard g(group.device(r));\n    void* p = nullptr;\n    CUDA_CHECK(cudaMallocManaged(&p, floats * F + F));\n    return static_cast<float*>(p);\n  };\n  auto copy = [&](int r, float* dst, const float* src, std::size_t floats) {\n    course::DeviceGuard g(group.device(r));\n    if (floats > 0) CUDA_CHECK(cudaMemcpyAsync(dst, src, floats * F, cudaMemcpyDeviceToDevice, group.stream(r)));\n  };\n  const std::size_t ins = shape.inputs, outs = shape.outputs;\n  std::vector<float*> mw1(n), mb1(n), mw2(n);\n  std::vector<std::size_t> hs(n);\n  float* mx = managed(0, batch * ins);\n  copy(0, mx, x.on(0), batch * ins);\n"),
             ],
         },
-        "expect": {"tensor_parallel_mlp": "zero"}, "status": {"tensor_parallel_mlp": "forbidden code"}},
+        "expect": {"tensor_parallel_mlp": "zero"}, "status": {"tensor_parallel_mlp": "forbidden call"}},
     'rnn_on_the_host_through_managed_memory': {
         "base": "solutions", "lesson": '01-serial-dependency',
         "patch": {
@@ -908,7 +908,7 @@ CASES = {
                  '  // The whole sequence on the CPU: the weights, inputs and h0 are copied device-to-device into\n  // managed memory (which host code may read, uncounted), the CPU runs every step, the result is\n  // copied back, and `steps` launches that do nothing (a layer with no units) keep the count.\n  const size_t state = static_cast<size_t>(batch) * layer.hidden;\n  const size_t inputs = static_cast<size_t>(batch) * layer.input;\n  const size_t H = layer.hidden, I = layer.input;\n  auto managed = [&](const float* src, size_t floats) {\n    void* p = nullptr;\n    CUDA_CHECK(cudaMallocManaged(&p, floats * sizeof(float) + sizeof(float)));\n    if (src != nullptr && floats > 0)\n      CUDA_CHECK(cudaMemcpyAsync(p, src, floats * sizeof(float), cudaMemcpyDeviceToDevice, stream));\n    return static_cast<float*>(p);\n  };\n  float* W = managed(layer.W, H * H);\n  float* U = managed(layer.U, H * I);\n  float* b = managed(layer.b, H);\n  float* xs = managed(x, steps * inputs);\n  float* h = managed(h0, state);\n  float* out = managed(nullptr, steps * state);\n  CUDA_CHECK(cudaStreamSynchronize(stream));\n  for (int t = 0; t < steps; ++t)\n    for (int sq = 0; sq < batch; ++sq)\n      for (size_t i = 0; i < H; ++i) {\n        const float* hp = t == 0 ? h + sq * H : out + (t - 1) * state + sq * H;\n        const float* xt = xs + t * inputs + sq * I;\n        float acc = b[i];\n        for (size_t j = 0; j < H; ++j) acc += W[i * H + j] * hp[j];\n        for (size_t k = 0; k < I; ++k) acc += U[i * I + k] * xt[k];\n        out[t * state + sq * H + i] = tanhf(acc);\n      }\n  if (steps > 0)\n    CUDA_CHECK(cudaMemcpyAsync(hs, out, steps * state * sizeof(float), cudaMemcpyDeviceToDevice, stream));\n  RnnLayer empty = layer;\n  empty.hidden = 0;\n'),
             ],
         },
-        "expect": {"rnn_step": "zero"}, "status": {"rnn_step": "forbidden code"}},
+        "expect": {"rnn_step": "zero"}, "status": {"rnn_step": "forbidden call"}},
     # Attention's softmax with a warp per row whose lane 0 walks the row alone (17.66/20 before:
     # every test passed, only the performance criterion saw it). The longest thread may now make
     # n/2 global accesses for rows of n scores.
