@@ -82,7 +82,8 @@ def _defined_symbols(executable):
 # (autograder/remote/judge_cudasim.cpp): ranks.hpp's link counters, and what lesson 04's tests
 # read of the copies, the link and the modelled clock. The judge may also hold the inline
 # members of the plain structures they return, and the forwarders' own local statics.
-JUDGE_FORWARDERS = {"reset_stats", "link_stats", "host_link", "set_host_link", "transfer_stats", "kernel_stats",
+JUDGE_FORWARDERS = {"reset_stats", "link_stats", "host_link", "set_host_link", "peer_link", "set_peer_link",
+                    "transfer_stats", "kernel_stats",
                     "timeline", "reset_timeline", "set_host_clock", "set_model_time", "host_time_ns",
                     "spend_host_time", "modelled_gpu"}
 FORWARDED_STRUCTURES = {"TimelineSpan", "KernelStats", "LinkModel", "LinkTraffic", "TransferStats", "GpuSpec"}
