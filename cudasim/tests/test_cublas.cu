@@ -13,33 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.cuh"
+
 namespace {
 
 #define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
 #define ASSERT_CUBLAS(expr) ASSERT_EQ((expr), CUBLAS_STATUS_SUCCESS)
-
-/// A device copy of a host vector, freed on destruction.
-template <class T>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(const std::vector<T>& host) : size_(host.size()) {
-    EXPECT_EQ(cudaMalloc(&data_, size_ * sizeof(T)), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  ~DeviceBuffer() { cudaFree(data_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  T* get() const { return data_; }
-  std::vector<T> download() const {
-    std::vector<T> host(size_);
-    EXPECT_EQ(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-
- private:
-  T* data_ = nullptr;
-  size_t size_;
-};
 
 /// Deterministic values in [-1, 1].
 template <class T>

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "device_buffer.cuh"
+
 #ifdef CUDASIM
 #include <cudasim/stats.hpp>
 #include <dlfcn.h>
@@ -21,26 +23,6 @@ namespace {
 
 #define ASSERT_CUDA(expr) ASSERT_EQ((expr), cudaSuccess)
 #define ASSERT_CURAND(expr) ASSERT_EQ((expr), CURAND_STATUS_SUCCESS)
-
-/// Device memory of n T, freed on destruction.
-template <class T>
-class DeviceArray {
- public:
-  explicit DeviceArray(size_t n) : size_(n) { EXPECT_EQ(cudaMalloc(&data_, n * sizeof(T)), cudaSuccess); }
-  ~DeviceArray() { cudaFree(data_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  T* get() const { return data_; }
-  std::vector<T> download() const {
-    std::vector<T> host(size_);
-    EXPECT_EQ(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-
- private:
-  T* data_ = nullptr;
-  size_t size_;
-};
 
 // ---- Device API: known values ------------------------------------------------------------------
 
@@ -55,7 +37,7 @@ __global__ void first_draws(unsigned long long seed, unsigned long long subseque
 template <class State>
 std::vector<unsigned int> draws_of(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
                                    int n) {
-  DeviceArray<unsigned int> out(n);
+  DeviceBuffer<unsigned int> out(n);
   first_draws<State><<<1, 1>>>(seed, subsequence, offset, out.get(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   return out.download();
@@ -101,7 +83,7 @@ TEST(CurandDevice, PhiloxKnownAnswersOfRandom123) {
       {make_uint4(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u), make_uint2(0xa4093822u, 0x299f31d0u),
        make_uint4(0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u)}};
   for (const Case& c : cases) {
-    DeviceArray<uint4> out(1);
+    DeviceBuffer<uint4> out(1);
     philox_block_of<<<1, 1>>>(c.counter, c.key, out.get());
     ASSERT_CUDA(cudaDeviceSynchronize());
     const uint4 got = out.download()[0];
@@ -133,9 +115,9 @@ template <class State>
 void expect_skips_equal_steps() {
   const std::vector<unsigned long long> steps = {0, 1, 2, 3, 4, 5, 7, 31, 32, 33, 100, 255, 256, 1000, 4097};
   const int n = static_cast<int>(steps.size());
-  DeviceArray<unsigned long long> device_steps(n);
+  DeviceBuffer<unsigned long long> device_steps(n);
   ASSERT_CUDA(cudaMemcpy(device_steps.get(), steps.data(), n * sizeof(unsigned long long), cudaMemcpyHostToDevice));
-  DeviceArray<int> out(n);
+  DeviceBuffer<int> out(n);
   skip_equals_step<State><<<1, n>>>(device_steps.get(), out.get(), n);
   ASSERT_CUDA(cudaDeviceSynchronize());
   const std::vector<int> same = out.download();
@@ -166,7 +148,7 @@ template <class State>
 void expect_init_is_skips(int jumps_per_subsequence) {
   const unsigned long long cases[][2] = {{1, 1}, {12345, 678}, {1ull << 40, 1ull << 50}, {~0ull, ~0ull}};
   for (const auto& c : cases) {
-    DeviceArray<int> out(2);
+    DeviceBuffer<int> out(2);
     init_is_skips<State><<<1, 1>>>(c[0], c[1], jumps_per_subsequence, out.get());
     ASSERT_CUDA(cudaDeviceSynchronize());
     const std::vector<int> same = out.download();
@@ -218,7 +200,7 @@ __global__ void curand4_from_each_lane(int* out) {
 }
 
 TEST(CurandDevice, Curand4IsTheNextFourDraws) {
-  DeviceArray<int> out(4);
+  DeviceBuffer<int> out(4);
   curand4_from_each_lane<<<1, 4>>>(out.get());
   ASSERT_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(out.download(), std::vector<int>(4, 1));
@@ -287,7 +269,7 @@ Moments moments_of(const std::vector<double>& x, bool take_log = false) {
 
 template <class State>
 std::vector<double> samples(Distribution what) {
-  DeviceArray<double> out(static_cast<size_t>(kThreads) * kPerThread);
+  DeviceBuffer<double> out(static_cast<size_t>(kThreads) * kPerThread);
   if (what == kUniform4 || what == kNormal4)
     sample_philox4<<<kThreads / 256, 256>>>(what, out.get());
   else
@@ -353,7 +335,7 @@ __global__ void normal_pairs(float* out) {
 }
 
 TEST(CurandDevice, NormalKeepsTheSecondValueOfThePair) {
-  DeviceArray<float> out(5);
+  DeviceBuffer<float> out(5);
   normal_pairs<<<1, 1>>>(out.get());
   ASSERT_CUDA(cudaDeviceSynchronize());
   const std::vector<float> v = out.download();
@@ -372,7 +354,7 @@ __global__ void poisson_samples(double lambda, unsigned int* out, int per_thread
 TEST(CurandDevice, PoissonHasMeanAndVarianceLambda) {
   for (double lambda : {0.5, 4.0, 100.0, 5000.0}) {
     const int threads = 1024, per_thread = lambda > 50 ? 16 : 128;
-    DeviceArray<unsigned int> out(threads * per_thread);
+    DeviceBuffer<unsigned int> out(threads * per_thread);
     poisson_samples<<<threads / 128, 128>>>(lambda, out.get(), per_thread);
     ASSERT_CUDA(cudaDeviceSynchronize());
     std::vector<double> x;
@@ -389,7 +371,7 @@ TEST(CurandDevice, PoissonHasMeanAndVarianceLambda) {
 class CurandHost : public ::testing::TestWithParam<curandRngType_t> {};
 
 std::vector<unsigned int> generated_bits(curandGenerator_t generator, size_t n) {
-  DeviceArray<unsigned int> out(n);
+  DeviceBuffer<unsigned int> out(n);
   EXPECT_EQ(curandGenerate(generator, out.get(), n), CURAND_STATUS_SUCCESS);
   return out.download();
 }
@@ -434,7 +416,7 @@ TEST_P(CurandHost, OutputIsTheDeviceApisSubsequencesInterleaved) {
   ASSERT_CURAND(curandSetPseudoRandomGeneratorSeed(generator, 77));
   const std::vector<unsigned int> library = generated_bits(generator, n);
   ASSERT_CURAND(curandDestroyGenerator(generator));
-  DeviceArray<unsigned int> out(n);
+  DeviceBuffer<unsigned int> out(n);
   device_api_bits<<<(n + 255) / 256, 256>>>(GetParam() == CURAND_RNG_PSEUDO_PHILOX4_32_10, out.get(), n);
   ASSERT_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(library, out.download());
@@ -456,7 +438,7 @@ std::vector<double> mixed_calls(curandRngType_t type, bool host_generator, unsig
     if (host_generator) {
       EXPECT_EQ(call(generator, host.data()), CURAND_STATUS_SUCCESS);
     } else {
-      DeviceArray<T> device(count);
+      DeviceBuffer<T> device(count);
       EXPECT_EQ(call(generator, device.get()), CURAND_STATUS_SUCCESS);
       host = device.download();
     }
@@ -508,7 +490,7 @@ TEST_P(CurandHost, RunsInOrderOnItsStream) {
   ASSERT_CURAND(curandCreateGenerator(&generator, GetParam()));
   ASSERT_CURAND(curandSetStream(generator, stream));
   ASSERT_CURAND(curandCreateGeneratorHost(&reference, GetParam()));
-  DeviceArray<unsigned int> out(n);
+  DeviceBuffer<unsigned int> out(n);
   std::vector<unsigned int> host(n), expected(n);
   fill_with<<<n / 256, 256, 0, stream>>>(out.get(), n, 0);
   ASSERT_CURAND(curandGenerate(generator, out.get(), n));
@@ -525,7 +507,7 @@ TEST_P(CurandHost, UniformAndNormalMoments) {
   const size_t n = 1 << 20;
   curandGenerator_t generator;
   ASSERT_CURAND(curandCreateGenerator(&generator, GetParam()));
-  DeviceArray<float> out(n);
+  DeviceBuffer<float> out(n);
   ASSERT_CURAND(curandGenerateUniform(generator, out.get(), n));
   const std::vector<float> uniform = out.download();
   const Moments u = moments_of(std::vector<double>(uniform.begin(), uniform.end()));
@@ -552,7 +534,7 @@ TEST(CurandHostApi, StatusCodes) {
   EXPECT_GE(version, 10000);
   curandGenerator_t generator;
   ASSERT_CURAND(curandCreateGenerator(&generator, CURAND_RNG_PSEUDO_XORWOW));
-  DeviceArray<float> out(3);
+  DeviceBuffer<float> out(3);
   EXPECT_EQ(curandGenerateNormal(generator, out.get(), 3, 0.0f, 1.0f), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
   ASSERT_CURAND(curandDestroyGenerator(generator));
   EXPECT_EQ(curandGenerateUniform(generator, out.get(), 2), CURAND_STATUS_NOT_INITIALIZED);

@@ -10,41 +10,12 @@
 #include <cstddef>
 #include <vector>
 
+#include "device_buffer.cuh"
 #include "real_code_kernels.cuh"
 
 namespace {
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-/// A device buffer of `count` T, freed at the end of the scope.
-template <class T>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
-    EXPECT_EQ(cudaMalloc(&data_, sizeof(T) * count), cudaSuccess);
-    EXPECT_EQ(cudaMemset(data_, 0, sizeof(T) * count), cudaSuccess);
-  }
-  ~DeviceBuffer() { cudaFree(data_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  T* get() const { return data_; }
-  void upload(const std::vector<T>& host) {
-    EXPECT_EQ(cudaMemcpy(data_, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  /// Waits for the device, then copies the buffer back.
-  std::vector<T> download() const {
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    std::vector<T> host(count_);
-    EXPECT_EQ(cudaMemcpy(host.data(), data_, sizeof(T) * count_, cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_;
-};
 
 // ---- template arguments deduced from the launch's arguments ---------------------------------------
 
