@@ -7,7 +7,8 @@ outcome per exercise: "full" (every point), "zero", or "partial" (some but not a
 optionally "performance": "zero" (no performance points). A case is graded on lesson 00
 unless it names its "lesson".
 Exercises not named in ``expect`` must keep the base's outcome ("full" for solutions,
-"zero" for skeletons). A case may set environment variables for its grading in "env" (a
+"zero" for skeletons); only the exercises of the files a case changes are graded, unless it is in
+WHOLE_LESSON. A case may set environment variables for its grading in "env" (a
 short build deadline, so that a case about the deadline ends quickly).
 
     python3 autograder/submissions/planted.py DEST   # writes DEST/<case>/00-gpu-vs-cpu/*.cu
@@ -1049,6 +1050,24 @@ CASES.update({
     # the build, which refuses it.
     "build_writes_a_large_object": _padded_vector_add("160u << 20"),
 })
+
+
+# Cases graded whole: every exercise of the lesson is graded, the planted one and the rest after
+# it. These attack the grader itself (its processes, its files, its build folder, the judge's
+# channel) rather than their own exercise's score, and what must hold is that the grader goes on
+# and grades the rest as usual. Every other case has only the exercises of the files it changes
+# graded: an untouched exercise's grade is the base's, which the selftest's full gradings of the
+# skeletons and the solutions hold, and each exercise is built and run on its own, so a defect in
+# one file reaches another exercise only through the grader, which is what the cases below test.
+WHOLE_LESSON = {"solutions", "skeletons", "kill_the_grader", "fork_and_setsid", "inline_asm_syscall",
+                "read_the_solutions", "global_constructor", "write_into_the_judges_channel",
+                "patch_the_judge_through_proc_self_mem", "fill_the_disk_from_the_worker", "infinite_loop",
+                "compile_time_bomb", "build_writes_a_huge_object", "build_writes_a_large_object"}
+
+
+def graded_files(name: str):
+    """The files whose exercises case ``name`` has graded (lesson/file); None: the whole lesson."""
+    return None if name in WHOLE_LESSON else sorted(CASES[name]["patch"])
 
 
 def make_case(root: str, name: str, dest: str) -> str:

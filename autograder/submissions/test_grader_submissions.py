@@ -1,7 +1,8 @@
 """The grader against real submissions with planted defects (autograder/submissions/planted.py).
 
 Builds and grades every case on the simulator through the same code as ./course grade, one
-shared build folder for all cases (only the exercise files change between them).
+shared build folder for all cases (only the exercise files change between them); most cases
+have only the exercises of the files they change graded (planted.WHOLE_LESSON: those graded whole).
 Run:  python3 -m unittest discover -s autograder/submissions -p 'test_*.py'
       (or: ctest -L grader, or ./course selftest)"""
 import os
@@ -46,12 +47,15 @@ class PlantedSubmissions(unittest.TestCase):
         with mock.patch.dict(os.environ, planted.CASES[name].get("env", {})):
             return grade_submission(ROOT, self.session.toolchain, folder, planted.lesson_of(name), timeout=TIMEOUT,
                                     memory_bytes=2 << 30, build_dir=self.build_dir, reference=self.reference,
-                                    snapshot=self.snapshot, quiet=True)
+                                    snapshot=self.snapshot, quiet=True, only_files=planted.graded_files(name))
 
     def check(self, name):
         report = self.grade(name)
         by_name = {g.name: g for g in report.exercises}
         self.assertTrue(by_name, "no exercises graded")
+        files = planted.graded_files(name)
+        if files is not None:   # graded in part: exactly the exercises of the changed files
+            self.assertEqual(sorted(g.file for g in report.exercises), files)
         for ex, g in by_name.items():
             want = planted.expected(name, ex)
             where = "%s/%s: status %s, %s/%s, note %r, feedback %r" % (name, ex, g.status, g.total_score,
