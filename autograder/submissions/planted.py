@@ -19,6 +19,8 @@ import sys
 
 VA = "00-gpu-vs-cpu/01_vector_add.cu"
 SX = "00-gpu-vs-cpu/02_saxpy.cu"
+RG = "00-gpu-vs-cpu/03_rgb_to_gray.cu"
+EC = "00-gpu-vs-cpu/04_error_checking.cu"
 PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
 FU = "02-roofline/05_fusion.cu"
@@ -1050,6 +1052,25 @@ CASES.update({
     # the build, which refuses it.
     "build_writes_a_large_object": _padded_vector_add("160u << 20"),
 })
+
+
+# An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
+# ends a run at 10 minutes, and a run it ends records no score at all): each test program would
+# be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because
+# the budget gives each less where the exercises after it need their reserve.
+def _spin_in_first_region(region_start: str) -> list:
+    """An endless loop as the first line of the region that starts with ``region_start``."""
+    begin, rest = region_start.split("\n", 1)
+    return [(region_start, begin + "\n  for (volatile int spin = 0;; spin = spin + 0) {}\n" + rest)]
+
+
+CASES["endless_loops_within_a_time_budget"] = {
+    "base": "solutions", "time_budget": 45,
+    "patch": {VA: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): compute this thread's global index"),
+              SX: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): loop i from this thread's"),
+              RG: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): compute this thread's column"),
+              EC: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): report the launch")},
+    "expect": {"vector_add": "zero", "saxpy": "zero", "rgb_to_gray": "zero", "error_checking": "zero"}}
 
 
 # Cases graded whole: every exercise of the lesson is graded, the planted one and the rest after

@@ -47,12 +47,16 @@ class PlantedSubmissions(unittest.TestCase):
         with mock.patch.dict(os.environ, planted.CASES[name].get("env", {})):
             return grade_submission(ROOT, self.session.toolchain, folder, planted.lesson_of(name), timeout=TIMEOUT,
                                     memory_bytes=2 << 30, build_dir=self.build_dir, reference=self.reference,
-                                    snapshot=self.snapshot, quiet=True, only_files=planted.graded_files(name))
+                                    snapshot=self.snapshot, quiet=True, only_files=planted.graded_files(name),
+                                    time_budget=planted.CASES[name].get("time_budget"))
 
     def check(self, name):
         report = self.grade(name)
         by_name = {g.name: g for g in report.exercises}
         self.assertTrue(by_name, "no exercises graded")
+        budget = planted.CASES[name].get("time_budget")
+        if budget:   # within it, but for the checks between its steps (a few seconds)
+            self.assertLess(report.execution_time, budget + 8, "%s: graded in %.1f s" % (name, report.execution_time))
         files = planted.graded_files(name)
         if files is not None:   # graded in part: exactly the exercises of the changed files
             self.assertEqual(sorted(g.file for g in report.exercises), files)

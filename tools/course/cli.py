@@ -157,6 +157,10 @@ def build_parser() -> OneLineParser:
                             "that the next submission graded in the same slot compiles only its own files "
                             "(default: a folder per submission path; autograder/slurm/grade_array.sbatch "
                             "gives each task slot of a node one)")
+    grade.add_argument("--time-budget", metavar="SECONDS",
+                       help="finish within SECONDS (Gradescope ends a run at 10 minutes): each build and test "
+                            "program gets its own limit or less, keeping time for the exercises still to come; "
+                            "an exercise with too little time left is reported as not graded (default: no budget)")
 
     grade_all = sub.add_parser("grade-all", help="grade a whole class",
                                description="Grade every submission folder in DIR (one folder per student, each "
@@ -291,6 +295,8 @@ def dispatch(args: argparse.Namespace) -> int:
             raise CourseError("--out %s exists and is not a folder" % args.out)
         _check_build_slot(args.build_slot)
         args.seed = _seed_argument(args.seed)
+        from .time_budget import budget_argument
+        args.time_budget = budget_argument(args.time_budget)
     if args.command == "grade-all":
         from .grade import validate_lesson_argument
         if not os.path.isdir(args.directory):
@@ -362,7 +368,7 @@ def dispatch(args: argparse.Namespace) -> int:
         build_dir = grade_slot_dir(session.root, session.backend, args.build_slot) if args.build_slot else None
         report = grade_submission(session.root, session.toolchain, submission, args.lesson,
                                   timeout=timeout_from_env(), memory_bytes=memory_limit_from_env(), seed=args.seed,
-                                  build_dir=build_dir)
+                                  build_dir=build_dir, time_budget=args.time_budget)
         text, written = render(report, args.format, args.out)
         if text:
             print(text)

@@ -1,6 +1,7 @@
 """The autograder: build one submission in its own folder, run each exercise's tests in
 their own process with limits, and score them from the rubric."""
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import os
@@ -24,6 +25,7 @@ from .perf import PerfOutcome, judge
 from .process import run_contained
 from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
+from .time_budget import OUT_OF_TIME, TimeBudget
 from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
     compiler_include_dirs, compiler_messages_for_student, defined_symbols, dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
@@ -690,15 +692,17 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                      timeout: float, memory_bytes: Optional[int], build_dir: Optional[str] = None,
                      reference: Optional[Reference] = None, snapshot: Optional[str] = None,
                      quiet: bool = False, seed: Optional[int] = None,
-                     only_files: Optional[Sequence[str]] = None) -> GradeReport:
+                     only_files: Optional[Sequence[str]] = None, time_budget: Optional[float] = None) -> GradeReport:
     """Grade the submission folder ``submission`` (laid out like exercises/).
 
     ``build_dir``, ``reference`` and ``snapshot`` let grade-all share work between submissions.
     ``only_files`` (lesson/file, e.g. 00-gpu-vs-cpu/01_vector_add.cu) grades only those files'
     exercises: the grader's own tests plant a defect in one file of a lesson.
     ``seed`` pins the tests' random inputs (default: a fresh one, recorded in the report), so a
-    re-grade with the same seed gives the same score."""
+    re-grade with the same seed gives the same score. ``time_budget`` (seconds) bounds the
+    submission's builds and runs together (time_budget.py)."""
     started = time.monotonic()
+    budget = TimeBudget(time_budget)
     seed = fresh_seed() if seed is None else seed
     if not os.path.isdir(submission):
         raise CourseError("submission folder '%s' does not exist" % submission)
@@ -810,15 +814,28 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     # would need more than a lesson's time on a slow machine (and then twice over: built
     # together, then each on its own).
     outcomes: Dict[str, BuildOutcome] = {}
+    build_timeouts: Dict[str, float] = {}
     for lesson_name in dict.fromkeys(ex.lesson for ex in to_build):
-        outcomes.update(build.build_each([t for t, ex in targets.items() if ex.lesson == lesson_name],
-                                         {t: ex.key for t, ex in targets.items()}))
+        lesson_targets = [t for t, ex in targets.items() if ex.lesson == lesson_name]
+        # A lesson's build is tried together, then each exercise alone: twice its deadline at most.
+        allowed = budget.allow(2 * limits.timeout, len(to_build)) / 2
+        if allowed <= 0:
+            continue
+        build.limits = dataclasses.replace(limits, timeout=allowed)
+        outcomes.update(build.build_each(lesson_targets, {t: ex.key for t, ex in targets.items()}))
+        build_timeouts.update((t, allowed) for t in lesson_targets)
+    build.limits = limits
     system_roots = system_header_roots(build)
+    tests_after = len(targets)
     for target, ex in targets.items():
         grade = grades[ex.key]
+        tests_after -= 1
+        if target not in outcomes:
+            grade.status, grade.note = OUT_OF_TIME, "not graded: " + budget.spent()
+            continue
         outcome = outcomes[target]
         objects = object_files(build.path, target, ex.file)
-        over_limit = build_limit_note(outcome, limits.timeout, limits.file_size) or \
+        over_limit = build_limit_note(outcome, build_timeouts[target], limits.file_size) or \
             oversized_outputs(objects + [ex.variant("submission").executable,
                                          worker_of(ex.variant("submission").executable)], BUILD_OUTPUT_BOUND)
         if over_limit:
@@ -859,11 +876,15 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                                                      [copy_dir, snapshot, build.path], root, system_roots)
             grade.feedback = _cap(messages.replace(copy_dir + os.sep, "submission/"))
             continue
+        expected_tests = reference.applicable_tests(ex, timeout, memory_bytes)
+        run_timeout = budget.allow(timeout, tests_after)
+        if run_timeout <= 0:
+            grade.status, grade.note = OUT_OF_TIME, "not graded: " + budget.spent()
+            continue
         if not quiet:
             ui.progress("running %s ..." % ex.key, end="")
-        run = run_graded_tests(ex.variant("submission").executable,
-                               reference.applicable_tests(ex, timeout, memory_bytes),
-                               timeout=timeout, memory_bytes=memory_bytes, seed=seed)
+        run = run_graded_tests(ex.variant("submission").executable, expected_tests,
+                               timeout=run_timeout, memory_bytes=memory_bytes, seed=seed)
         if not quiet:
             ui.progress(" " + run.status)
         grade.status = run.status
@@ -891,6 +912,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         if grade.status == ERROR and not grade.note:
             grade.note = "no usable test results"
     # Performance, only for exercises with performance points.
+    perf_steps = sum(1 for ex in exercises if grades[ex.key].status == PASSED and grades[ex.key].performance_max > 0
+                     and grades[ex.key].criterion != "none")
     for ex in exercises:
         grade = grades[ex.key]
         if grade.performance_max <= 0 or grade.criterion == "none":
@@ -899,8 +922,14 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             grade.performance = "not measured: the exercise must pass every test first"
             grade.performance_graded = True
             continue
+        perf_steps -= 1
+        perf_timeout = budget.allow(2 * timeout, perf_steps) / 2   # the submission's run, then the reference's
+        if perf_timeout <= 0:
+            grade.performance = "not measured: " + budget.spent()
+            grade.performance_graded = True
+            continue
         outcome = measure_performance(reference, ex, ex.variant("submission").executable, grade.criterion,
-                                      timeout=timeout, memory_bytes=memory_bytes)
+                                      timeout=perf_timeout, memory_bytes=memory_bytes)
         grade.performance = outcome.summary
         grade.performance_graded = outcome.graded
         grade.performance_suspicious = outcome.suspicious
