@@ -553,12 +553,20 @@ def reference_for(root: str, toolchain: Toolchain) -> Reference:
     return CorrectnessOnlyReference(root, toolchain)
 
 
-def _perf_figures(executable: str, name: str, timeout: float, memory_bytes: Optional[int]) -> Optional[dict]:
+def _perf_run(executable: str, name: str, timeout: float, memory_bytes: Optional[int]) -> Tuple[Optional[dict], str]:
+    """The figures of the performance case ``name`` (None when it left none), and why not: the
+    case records none when its measured run's output is wrong, and says so as a failure."""
     run = run_signed(executable, timeout=timeout, memory_bytes=memory_bytes, gtest_filter=PERF_FILTER,
-                     env={"COURSE_PERF": "1"}, want_messages=False)
-    if run.signed is None or run.status != ERROR or run.reason:
-        return None
-    return run.signed.perf.get(name)
+                     env={"COURSE_PERF": "1"})
+    figures = None if run.signed is None or run.status != ERROR or run.reason else run.signed.perf.get(name)
+    if figures is not None:
+        return figures, ""
+    why = run.reason or (run.messages.failure_report() if run.messages and run.messages.failed_cases else "")
+    return None, why
+
+
+def _perf_figures(executable: str, name: str, timeout: float, memory_bytes: Optional[int]) -> Optional[dict]:
+    return _perf_run(executable, name, timeout, memory_bytes)[0]
 
 
 def measure_performance(reference: Reference, ex: Exercise, student_exe: str, criterion: str, *,
@@ -568,9 +576,10 @@ def measure_performance(reference: Reference, ex: Exercise, student_exe: str, cr
     rounds = 1 if reference.backend == "sim" else 3
     mine, theirs = [], []
     for _ in range(rounds):
-        figures = _perf_figures(student_exe, ex.name, timeout, memory_bytes)
+        figures, why = _perf_run(student_exe, ex.name, timeout, memory_bytes)
         if figures is None:
-            return PerfOutcome(True, 0.0, summary="the performance run failed or left no signed figures")
+            return PerfOutcome(True, 0.0, summary="the performance run failed or left no signed figures" +
+                               (":\n" + _cap(why) if why else ""))
         mine.append(figures)
         ref = _perf_figures(reference.executable(ex), ex.name, timeout, memory_bytes)
         if ref is not None:

@@ -5,6 +5,7 @@
 
 #include "course_perf.hpp"
 #include "course_test.hpp"
+#include "../../tests/01-serial-dependency/attention_reference.hpp"
 
 namespace ct = course::test;
 
@@ -16,7 +17,8 @@ TEST(CoursePerf, Attention) {
   const int d = 64;
   ct::Rng rng;
   const size_t nd = static_cast<size_t>(n) * d;
-  ct::DeviceBuffer<float> q0(rng.uniform(nd)), k0(rng.uniform(nd)), v0(rng.uniform(nd));
+  const auto hq = rng.uniform(nd), hk = rng.uniform(nd), hv = rng.uniform(nd);
+  ct::DeviceBuffer<float> q0(hq), k0(hk), v0(hv);
   ct::DeviceBuffer<float> q1(rng.uniform(nd)), k1(rng.uniform(nd)), v1(rng.uniform(nd));
   ct::DeviceBuffer<float> probs(static_cast<size_t>(n) * n), out(nd);
   const float* q[2] = {q0.get(), q1.get()};
@@ -25,8 +27,13 @@ TEST(CoursePerf, Attention) {
   cublasHandle_t handle = nullptr;
   CUBLAS_CHECK(cublasCreate(&handle));
   const double bytes = 4.0 * (4.0 * nd + double(n) * n);
-  course::perf::measure("attention", bytes, 4.0 * double(n) * n * d, [&](int s) {
-    launch_attention(handle, q[s], k[s], v[s], probs.get(), out.get(), n, d, /*causal=*/true);
-  });
+  course::perf::measure(
+      "attention", bytes, 4.0 * double(n) * n * d,
+      [&](int s) { launch_attention(handle, q[s], k[s], v[s], probs.get(), out.get(), n, d, /*causal=*/true); },
+      [&] {
+        const Reference ref = cpu_attention(hq, hk, hv, n, d, /*causal=*/true);
+        return course::perf::sampled_close(out.download(), [&](std::size_t i) { return ref.out[i]; },
+                                           out_tolerance(n, d, 1.0));
+      });
   CUBLAS_CHECK(cublasDestroy(handle));
 }

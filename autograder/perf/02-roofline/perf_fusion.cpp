@@ -5,6 +5,7 @@
 
 #include "course_perf.hpp"
 #include "course_test.hpp"
+#include "../../tests/02-roofline/fusion_reference.hpp"
 
 namespace ct = course::test;
 
@@ -17,9 +18,14 @@ TEST(CoursePerf, Fusion) {
                         {StepKind::relu, 0.0f}, {StepKind::scale, 0.75f}};
   for (const Step& step : steps) chain.steps[chain.count++] = step;
   ct::Rng rng;
-  const auto host = rng.uniform(n, -1.0f, 1.0f);
-  ct::DeviceBuffer<float> x0(host), x1(host), r(host), y(n);
+  const auto hx = rng.uniform(n, -1.0f, 1.0f), hr = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> x0(hx), x1(rng.uniform(n, -1.0f, 1.0f)), r(hr), y(n);
   const float* x[2] = {x0.get(), x1.get()};
-  course::perf::measure("fusion", 12.0 * n, double(chain.count) * n,
-                        [&](int set) { launch_fused_chain(chain, x[set], r.get(), y.get(), n); });
+  course::perf::measure(
+      "fusion", 12.0 * n, double(chain.count) * n,
+      [&](int set) { launch_fused_chain(chain, x[set], r.get(), y.get(), n); },
+      [&] {
+        return course::perf::sampled_close(y.download(), [&](std::size_t i) { return chain_value(chain, hx[i], hr[i]); },
+                                           ct::Tolerance{1e-4, 1e-5});   // the tests' tolerance
+      });
 }

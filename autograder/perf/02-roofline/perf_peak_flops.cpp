@@ -21,9 +21,18 @@ TEST(CoursePerf, PeakFlops) {
   // 150 steps, and such a kernel ran 4% of them on a GPU).
   ct::Rng rng;
   const auto host = rng.uniform(n, 8388608.0f, 9437184.0f);
-  ct::DeviceBuffer<float> s0(host), s1(host), out(n);
+  ct::DeviceBuffer<float> s0(host), s1(rng.uniform(n, 8388608.0f, 9437184.0f)), out(n);
   const float* seeds[2] = {s0.get(), s1.get()};
   const float a = 1.0f - 0x1p-24f, b = 1.25f;
-  course::perf::measure("peak_flops", 8.0 * n, 2.0 * kFmaChains * iterations * double(n),
-                        [&](int set) { launch_fma_chains(seeds[set], out.get(), n, iterations, a, b); });
+  course::perf::measure(
+      "peak_flops", 8.0 * n, 2.0 * kFmaChains * iterations * double(n),
+      [&](int set) { launch_fma_chains(seeds[set], out.get(), n, iterations, a, b); },
+      [&] {
+        const auto chains = [&](std::size_t i) {
+          double sum = 0.0;
+          for (int j = 0; j < kFmaChains; ++j) sum += ct::fma_chain(host[i] + static_cast<float>(j), a, b, iterations);
+          return sum;
+        };
+        return course::perf::sampled_close(out.download(), chains, ct::Tolerance{kFmaChains * 3e-5, 1e-5}, 1024);
+      });
 }

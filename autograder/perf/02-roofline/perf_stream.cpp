@@ -14,10 +14,14 @@ TEST(CoursePerf, Stream) {
   // launch overhead. The default grid (blocks = 0): the launcher's own choice is graded.
   const int n = course::perf::on_gpu() ? (1 << 26) : (1 << 20);
   ct::Rng rng;
-  const auto host = rng.uniform(n, -1.0f, 1.0f);
-  ct::DeviceBuffer<float> x0(host), y0(host), x1(host), y1(host), out(n);
+  const auto hx = rng.uniform(n, -1.0f, 1.0f), hy = rng.uniform(n, -1.0f, 1.0f);
+  ct::DeviceBuffer<float> x0(hx), y0(hy), x1(rng.uniform(n, -1.0f, 1.0f)), y1(rng.uniform(n, -1.0f, 1.0f)), out(n);
   const float* x[2] = {x0.get(), x1.get()};
   const float* y[2] = {y0.get(), y1.get()};
-  course::perf::measure("stream", 12.0 * n, 2.0 * n,
-                        [&](int set) { launch_stream_triad(x[set], y[set], out.get(), 3.0f, n, 0, 256); });
+  course::perf::measure(
+      "stream", 12.0 * n, 2.0 * n, [&](int set) { launch_stream_triad(x[set], y[set], out.get(), 3.0f, n, 0, 256); },
+      [&] {
+        return course::perf::sampled_close(out.download(), [&](std::size_t i) { return hx[i] + 3.0 * hy[i]; },
+                                           ct::elementwise_tolerance());
+      });
 }

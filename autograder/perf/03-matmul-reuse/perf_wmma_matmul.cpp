@@ -19,12 +19,21 @@ TEST(CoursePerf, WmmaMatmul) {
   const int n = course::perf::on_gpu() ? 4096 : 256;
   const std::size_t count = static_cast<std::size_t>(n) * n;
   ct::Rng rng;
-  std::vector<__nv_bfloat16> host;
-  for (float v : rng.uniform(count, -1.0f, 1.0f)) host.push_back(__float2bfloat16(v));
-  ct::DeviceBuffer<__nv_bfloat16> a0(host), b0(host), a1(host), b1(host);
+  // bf16 inputs, and the float values they hold exactly (products of bf16 are exact in fp32).
+  const auto bf16 = [&](std::vector<float>* values) {
+    std::vector<__nv_bfloat16> bits;
+    for (float v : rng.uniform(count, -1.0f, 1.0f)) bits.push_back(__float2bfloat16(v));
+    if (values)
+      for (__nv_bfloat16 h : bits) values->push_back(__bfloat162float(h));
+    return bits;
+  };
+  std::vector<float> ha, hb;
+  ct::DeviceBuffer<__nv_bfloat16> a0(bf16(&ha)), b0(bf16(&hb)), a1(bf16(nullptr)), b1(bf16(nullptr));
   ct::DeviceBuffer<float> c(count);
   const __nv_bfloat16* a[2] = {a0.get(), a1.get()};
   const __nv_bfloat16* b[2] = {b0.get(), b1.get()};
-  course::perf::measure("wmma_matmul", 2.0 * 2.0 * count + 4.0 * count, 2.0 * count * n,
-                        [&](int set) { launch_wmma_matmul(a[set], b[set], c.get(), n, n, n); });
+  course::perf::measure(
+      "wmma_matmul", 2.0 * 2.0 * count + 4.0 * count, 2.0 * count * n,
+      [&](int set) { launch_wmma_matmul(a[set], b[set], c.get(), n, n, n); },
+      [&] { return course::perf::sampled_close(c.download(), course::perf::matmul_element(ha, hb, n, n), ct::reduction_tolerance(n), 512); });
 }

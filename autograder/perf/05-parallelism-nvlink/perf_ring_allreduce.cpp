@@ -33,15 +33,35 @@ TEST(CoursePerf, RingAllReduce) {
   const std::size_t count = course::perf::on_gpu() ? (std::size_t(1) << 24) + 3 : (std::size_t(1) << 16) + 3;
   course::RankGroup group(n);
   ct::Rng rng;
-  const auto values = rng.uniform(count, -1.0f, 1.0f);
   course::SymmetricBuffer<float> data0(group, count), data1(group, count);
   course::SymmetricBuffer<float> scratch(group, ring_allreduce_scratch_floats(count, n));
-  data0.upload_all(values);
-  data1.upload_all(values);
+  // Every rank holds other values; set 0's sum is what the checked run must leave on each.
+  std::vector<std::vector<float>> values0;
+  std::vector<double> sum(count, 0.0);
+  for (int r = 0; r < n; ++r) {
+    values0.push_back(rng.uniform(count, -1.0f, 1.0f));
+    for (std::size_t i = 0; i < count; ++i) sum[i] += values0[r][i];
+    data1.upload(r, rng.uniform(count, -1.0f, 1.0f));
+  }
+  const auto restore_set0 = [&] {   // the reduction works in place
+    for (int r = 0; r < n; ++r) data0.upload(r, values0[r]);
+  };
+  restore_set0();
   course::SymmetricBuffer<float>* data[2] = {&data0, &data1};
   const double S = double(count) * sizeof(float);
-  course::perf::measure("ring_allreduce", 2.0 * (n - 1) / n * S, double(n - 1) * count, [&](int set) {
-    ring_allreduce(group, *data[set], count, scratch);
-    group.synchronize();
-  });
+  course::perf::measure(
+      "ring_allreduce", 2.0 * (n - 1) / n * S, double(n - 1) * count,
+      [&](int set) {
+        ring_allreduce(group, *data[set], count, scratch);
+        group.synchronize();
+      },
+      [&] {
+        for (int r = 0; r < n; ++r) {
+          ::testing::AssertionResult ok = course::perf::sampled_close(
+              data0.download(r), [&](std::size_t i) { return sum[i]; }, ct::reduction_tolerance(n));
+          if (!ok) return ok << " (rank " << r << ")";
+        }
+        return ::testing::AssertionSuccess();
+      },
+      restore_set0);
 }

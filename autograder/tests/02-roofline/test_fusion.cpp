@@ -10,6 +10,7 @@
 
 #include "course_test.hpp"
 #include "cuda_check.hpp"
+#include "fusion_reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -60,24 +61,6 @@ Chain random_chain(ct::Rng& rng, int count, int residuals) {
   return chain;
 }
 
-/// The chain on the CPU, in fp32, step after step.
-std::vector<float> chain_on_cpu(const Chain& chain, const std::vector<float>& x, const std::vector<float>& r) {
-  std::vector<float> y(x);
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    float v = x[i];
-    for (int s = 0; s < chain.count; ++s) {
-      const Step& step = chain.steps[s];
-      switch (step.kind) {
-        case StepKind::scale: v = v * step.value; break;
-        case StepKind::shift: v = v + step.value; break;
-        case StepKind::relu: v = std::max(v, 0.0f); break;
-        case StepKind::residual: v = v + r[i]; break;
-      }
-    }
-    y[i] = v;
-  }
-  return y;
-}
 
 /// Runs the fused chain on fresh inputs into a poisoned output followed by a guard, and
 /// compares with the CPU. `r` is passed as null when no step reads it: a kernel that loads it
