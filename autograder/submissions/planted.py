@@ -1054,6 +1054,50 @@ CASES.update({
 })
 
 
+# The performance run forged (a sixth red-team run, 20/20 each): a kernel that knows when it is
+# being measured and skips the work there. The measured run's output is now checked, and on the
+# simulator it is the first run on its input set (course_perf.hpp), so both lose their
+# performance points.
+RP = "01-serial-dependency/03_rnn_persistent.cu"
+RP_SETUP = ("  extern __shared__ float state[];\n  float* h = state;\n  float* h_next = state + layer.hidden;\n"
+            "  const int s = blockIdx.x;\n  for (int i = threadIdx.x; i < layer.hidden; i += blockDim.x)\n"
+            "    h[i] = h0[static_cast<size_t>(s) * layer.hidden + i];\n"
+            "  __syncthreads();  // every unit of h0 is in shared memory before anyone reads it\n")
+CASES.update({
+    # The reference, but at the performance case's shape (64 steps of one sequence, 128 x 128),
+    # which no test uses, it only streams hs through: as many bytes as the case asks, no work.
+    "rnn_persistent_skips_the_work_at_the_performance_shape": {
+        "base": "solutions", "lesson": "01-serial-dependency",
+        "patch": {RP: [(RP_SETUP, "  if (steps == 64 && batch == 1 && layer.hidden == 128 && layer.input == 128) {\n"
+                                  "    for (int t = 0; t < steps; ++t)\n"
+                                  "      for (int i = threadIdx.x; i < layer.hidden; i += blockDim.x)\n"
+                                  "        hs[t * 128 + i] = hs[t * 128 + i] + 0.0f;\n"
+                                  "    return;\n  }\n" + RP_SETUP)]},
+        "expect": {"rnn_persistent": "partial"}, "performance": {"rnn_persistent": "zero"}},
+    # Thread 0 of each block walks every unit (slow), and a call that repeats the last one's
+    # arguments (the simulator's measured run repeated the run that named the kernels) only
+    # streams hs through: its earlier output is still there.
+    "rnn_persistent_remembers_its_last_call": {
+        "base": "solutions", "lesson": "01-serial-dependency",
+        "patch": {RP: [(RP_SETUP, "  static const float* seen_x[64];\n  static float* seen_hs[64];\n  static int seen_steps[64];\n"
+                                  "  const int s = blockIdx.x;\n"
+                                  "  const bool repeat = s < 64 && seen_x[s] == x && seen_hs[s] == hs && seen_steps[s] == steps;\n"
+                                  "  __syncthreads();\n"
+                                  "  if (threadIdx.x == 0 && s < 64) { seen_x[s] = x; seen_hs[s] = hs; seen_steps[s] = steps; }\n"
+                                  "  if (repeat) {\n    for (int t = 0; t < steps; ++t) {\n"
+                                  "      float* out = hs + (static_cast<size_t>(t) * batch + s) * layer.hidden;\n"
+                                  "      for (int i = threadIdx.x; i < layer.hidden; i += blockDim.x) out[i] = out[i] + 0.0f;\n"
+                                  "    }\n    return;\n  }\n"
+                                  "  extern __shared__ float state[];\n  float* h = state;\n  float* h_next = state + layer.hidden;\n"
+                                  "  if (threadIdx.x != 0) return;\n"
+                                  "  for (int i = 0; i < layer.hidden; ++i) h[i] = h0[static_cast<size_t>(s) * layer.hidden + i];\n"),
+                       ("    for (int i = threadIdx.x; i < layer.hidden; i += blockDim.x) {\n      const float* w_row",
+                        "    for (int i = 0; i < layer.hidden; ++i) {\n      const float* w_row"),
+                       ("    __syncthreads();  // step t complete: h_next is whole before step t+1 reads it\n", "")]},
+        "expect": {"rnn_persistent": "partial"}, "performance": {"rnn_persistent": "zero"}},
+})
+
+
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
 # ends a run at 10 minutes, and a run it ends records no score at all): each test program would
 # be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because
