@@ -159,8 +159,15 @@ def run_selftest(session: Session, slow: bool = False) -> int:
     ui.section("grader")
     timeout = timeout_from_env()
     memory = memory_limit_from_env()
-    for label, submission, expect_full in (("untouched skeletons score 0", pristine, False),
-                                           ("solutions score full points", os.path.join(root, "solutions"), True)):
+    checks = (("untouched skeletons score 0", pristine, False),
+              ("solutions score full points", os.path.join(root, "solutions"), True))
+    if os.environ.get("COURSE_SELFTEST_SKIP_SKELETON_GRADE") == "1":
+        # A lighter run (CI's second compiler): that skeletons fail their tests does not depend
+        # on the compiler, while the solutions' full marks hold its counters to the reference's.
+        print("grader: leaving out the grading of the untouched skeletons (COURSE_SELFTEST_SKIP_SKELETON_GRADE)",
+              flush=True)
+        checks = checks[1:]
+    for label, submission, expect_full in checks:
         step = time.monotonic()
         try:
             report = grade_submission(root, session.toolchain, submission, timeout=timeout, memory_bytes=memory)
