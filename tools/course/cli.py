@@ -174,6 +174,8 @@ def build_parser() -> OneLineParser:
                            help="submissions graded at once (default: half the CPU cores)")
     grade_all.add_argument("--seed", metavar="N", help="the tests' random inputs, the same for every student "
                                                        "(default: fresh, in each report)")
+    grade_all.add_argument("--time-budget", metavar="SECONDS",
+                           help="finish each submission within SECONDS, as grade --time-budget (default: no budget)")
     grade_all.add_argument("--resume", action="store_true",
                            help="keep the reports an interrupted run already wrote in OUT (same seed and lessons) "
                                 "and grade only the others")
@@ -304,6 +306,8 @@ def dispatch(args: argparse.Namespace) -> int:
         validate_lesson_argument(ROOT, args.lesson)
         if args.jobs < 0:
             raise CourseError("--jobs must be >= 1")
+        from .time_budget import budget_argument
+        args.time_budget = budget_argument(args.time_budget)
         args.seed = _seed_argument(args.seed)
     if args.command in ("roofline", "run"):
         from .roofline import validate_gpu_argument
@@ -380,7 +384,8 @@ def dispatch(args: argparse.Namespace) -> int:
         from .process import memory_limit_from_env, timeout_from_env
         return grade_all(session.root, session.toolchain, args.directory, args.out, args.lesson,
                          jobs=args.jobs or default_jobs(), timeout=timeout_from_env(),
-                         memory_bytes=memory_limit_from_env(), seed=args.seed, resume=args.resume)
+                         memory_bytes=memory_limit_from_env(), seed=args.seed, resume=args.resume,
+                         time_budget=args.time_budget)
     raise CourseError("unknown command " + args.command)
 
 

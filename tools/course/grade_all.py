@@ -135,7 +135,8 @@ def seed_of_earlier_run(out_dir: str) -> Optional[int]:
 
 
 def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Optional[str], *, jobs: int,
-              timeout: float, memory_bytes: Optional[int], seed: Optional[int] = None, resume: bool = False) -> int:
+              timeout: float, memory_bytes: Optional[int], seed: Optional[int] = None, resume: bool = False,
+              time_budget: Optional[float] = None) -> int:
     from .reports import format_grade_table, gradescope_json
     validate_lesson_argument(root, lesson)
     students = submission_folders(directory)
@@ -199,7 +200,7 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
             try:
                 report = grade_submission(root, toolchain, folder, lesson, timeout=timeout, memory_bytes=memory_bytes,
                                           build_dir=build_dir, reference=reference, snapshot=snapshot, quiet=True,
-                                          seed=seed)
+                                          seed=seed, time_budget=time_budget)
                 with open(os.path.join(student_out, "results.json"), "w", encoding="utf-8") as f:
                     json.dump(gradescope_json(report), f, indent=2)
                 with open(os.path.join(student_out, "report.json"), "w", encoding="utf-8") as f:

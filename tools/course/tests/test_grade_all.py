@@ -18,11 +18,13 @@ class _Report(SimpleNamespace):
 
 
 GRADED = []
+BUDGETS = []
 
 
 def _fake_grade(root, toolchain, folder, lesson, **kwargs):
     name = os.path.basename(folder)
     GRADED.append(name)
+    BUDGETS.append(kwargs.get("time_budget"))
     if name == "bob":
         raise RuntimeError("a submission broke the grader")
     exercise = SimpleNamespace(key="01/scan", total_score=2.0, status="passed")
@@ -60,6 +62,11 @@ class OneRowPerFailure(unittest.TestCase):
         self.assertEqual(rows["carol"]["score"], "2.0")
         self.assertEqual(rows["bob"]["score"], "0")
         self.assertIn("RuntimeError", rows["bob"]["error"])
+
+    def test_each_submission_is_graded_within_the_time_budget(self):
+        del BUDGETS[:]
+        self.grade_all(jobs=2, time_budget=90.0)
+        self.assertEqual(BUDGETS, [90.0, 90.0, 90.0])
 
     def test_resume_grades_only_what_an_interrupted_run_left(self):
         self.grade_all(jobs=1, seed=7)
