@@ -25,6 +25,7 @@ PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
 FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
+LS = "01-serial-dependency/05_linear_scan.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
@@ -1027,6 +1028,37 @@ def _padded_vector_add(size: str) -> dict:
             "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n  static const volatile char pad[%s] = {1};\n"
                             "  (void)pad[0];\n" % size)]},
             "expect": {"vector_add": "zero"}, "status": {"vector_add": "build limit"}}
+
+
+# How the work is done, not only what it computes (red-team run 6: each scored full marks).
+
+
+def _right_numbers_wrong_way(lesson: str, file: str, exercise: str, edits: list) -> dict:
+    """The solution with ``edits`` in ``file``: the same results, done the way a test of
+    ``exercise`` refuses, so that the exercise keeps some points and loses the others."""
+    return {"base": "solutions", "lesson": lesson, "patch": {file: edits}, "expect": {exercise: "partial"}}
+
+
+CASES.update({
+    # linear_scan's block scan without a tree: every thread walks the 256 maps of its block in
+    # shared memory (the code after the early return is never run). Right numbers, 22 bytes per
+    # element; MovesAtMost22BytesPerElement's longest thread (~500 accesses against a budget of
+    # 128 + 5 per tile the given carries pass walks per thread) catches it. 25/25 before.
+    "linear_scan_serial_block_scan": _right_numbers_wrong_way("01-serial-dependency", LS, "linear_scan", [
+        ("  __shared__ float warp_a[kWarps];  // each warp's composed map\n",
+         "  __shared__ float2 maps[kThreads];  // no tree: each thread walks all the block's maps\n"
+         "  maps[threadIdx.x] = make_float2(mine.a, mine.b);\n"
+         "  __syncthreads();\n"
+         "  Affine walked_before{1.0f, 0.0f}, walked_all{1.0f, 0.0f};\n"
+         "  for (int t = 0; t < kThreads; ++t) {\n"
+         "    if (t == static_cast<int>(threadIdx.x)) walked_before = walked_all;\n"
+         "    walked_all = compose(walked_all, Affine{maps[t].x, maps[t].y});\n"
+         "  }\n"
+         "  *total = walked_all;\n"
+         "  __syncthreads();\n"
+         "  if (blockDim.x > 0) return walked_before;\n"
+         "  __shared__ float warp_a[kWarps];  // each warp's composed map\n")]),
+})
 
 
 # Attacks on the build itself (the compiler runs the submission's compile-time code, outside
