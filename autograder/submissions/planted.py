@@ -25,6 +25,8 @@ PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
 FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
+NM = "03-matmul-reuse/02_naive_matmul.cu"
+TM = "03-matmul-reuse/03_tiled_matmul.cu"
 LS = "01-serial-dependency/05_linear_scan.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
@@ -1031,6 +1033,9 @@ def _padded_vector_add(size: str) -> dict:
 
 
 # How the work is done, not only what it computes (red-team run 6: each scored full marks).
+NAIVE_INDICES = ("  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // along a row of C: coalesced\n"
+                 "  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n")
+NAIVE_GRID = "  const dim3 grid((N - 1) / kNaiveBlock + 1, (M - 1) / kNaiveBlock + 1);\n"
 
 
 def _right_numbers_wrong_way(lesson: str, file: str, exercise: str, edits: list) -> dict:
@@ -1058,6 +1063,36 @@ CASES.update({
          "  __syncthreads();\n"
          "  if (blockDim.x > 0) return walked_before;\n"
          "  __shared__ float warp_a[kWarps];  // each warp's composed map\n")]),
+    # naive_matmul on a grid of one block whose thread (0, 0) computes all of C: the same bytes,
+    # one thread busy (OneThreadPerElementCoalescedAlongRows: 2K + 1 accesses per element of C,
+    # and this thread makes them for all M*N). 10/10 before.
+    "naive_matmul_one_thread_does_all": _right_numbers_wrong_way("03-matmul-reuse", NM, "naive_matmul", [
+        (NAIVE_INDICES + "  if (row >= M || col >= N) return;  // the last blocks hang over the edges of C\n",
+         "  if (threadIdx.x != 0 || threadIdx.y != 0) return;  // thread (0, 0) computes all of C\n"
+         "  for (int row = 0; row < M; ++row)\n"
+         "    for (int col = 0; col < N; ++col) {\n"),
+        ("  C[static_cast<long long>(row) * N + col] = sum;\n",
+         "  C[static_cast<long long>(row) * N + col] = sum;\n    }\n"),
+        (NAIVE_GRID, "  const dim3 grid(1, 1);\n")]),
+    # naive_matmul with threadIdx.x down a column of C: each warp's load of A touches 16 rows and
+    # its store of C 32, where 2 sectors would do (OneThreadPerElementCoalescedAlongRows). 10/10
+    # before.
+    "naive_matmul_axes_swapped": _right_numbers_wrong_way("03-matmul-reuse", NM, "naive_matmul", [
+        (NAIVE_INDICES,
+         "  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // along a column of C\n"
+         "  const int col = blockIdx.y * blockDim.y + threadIdx.y;\n"),
+        (NAIVE_GRID, "  const dim3 grid((M - 1) / kNaiveBlock + 1, (N - 1) / kNaiveBlock + 1);\n")]),
+    # tiled_matmul whose threads copy element [tx][ty] of each tile: consecutive lanes walk down
+    # a column of A and of B, TILE sectors per load instead of 4 (LoadsTilesAlongRowsCoalesced).
+    # 20/20 before.
+    "tiled_matmul_tile_loads_down_columns": _right_numbers_wrong_way("03-matmul-reuse", TM, "tiled_matmul", [
+        ("    const int a_col = k0 + tx, b_row = k0 + ty;\n"
+         "    tile_a[ty][tx] = (row < M && a_col < K) ? A[static_cast<long long>(row) * K + a_col] : 0.0f;\n"
+         "    tile_b[ty][tx] = (b_row < K && col < N) ? B[static_cast<long long>(b_row) * N + col] : 0.0f;\n",
+         "    const int a_row = blockIdx.y * TILE + tx, a_col = k0 + ty;\n"
+         "    const int b_row = k0 + tx, b_col = blockIdx.x * TILE + ty;\n"
+         "    tile_a[tx][ty] = (a_row < M && a_col < K) ? A[static_cast<long long>(a_row) * K + a_col] : 0.0f;\n"
+         "    tile_b[tx][ty] = (b_row < K && b_col < N) ? B[static_cast<long long>(b_row) * N + b_col] : 0.0f;\n")]),
 })
 
 
