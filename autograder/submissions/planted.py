@@ -27,6 +27,7 @@ FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
 NM = "03-matmul-reuse/02_naive_matmul.cu"
 TM = "03-matmul-reuse/03_tiled_matmul.cu"
+RP = "01-serial-dependency/03_rnn_persistent.cu"
 AT = "01-serial-dependency/04_attention.cu"
 LS = "01-serial-dependency/05_linear_scan.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
@@ -1064,6 +1065,17 @@ CASES.update({
          "  __syncthreads();\n"
          "  if (blockDim.x > 0) return walked_before;\n"
          "  __shared__ float warp_a[kWarps];  // each warp's composed map\n")]),
+    # rnn_persistent reading each step's state back from hs (global memory, where the last step
+    # stored it) instead of keeping it in shared memory: same numbers, one launch, and far fewer
+    # shared bytes than the hidden^2 reads of h per step (RunsTheWholeSequenceInOneLaunch).
+    # 19.96/20 before (the model charges it little).
+    "rnn_persistent_state_in_global_memory": _right_numbers_wrong_way("01-serial-dependency", RP, "rnn_persistent", [
+        ("    const float* x_t = x + (static_cast<size_t>(t) * batch + s) * layer.input;\n",
+         "    const float* x_t = x + (static_cast<size_t>(t) * batch + s) * layer.input;\n"
+         "    const float* h_prev = t == 0 ? h0 + static_cast<size_t>(s) * layer.hidden\n"
+         "                                 : hs + (static_cast<size_t>(t - 1) * batch + s) * layer.hidden;\n"),
+        ("acc += w_row[j] * h[j];", "acc += w_row[j] * h_prev[j];"),
+        ("      h_next[i] = value;\n", "")]),
     # attention's softmax with each lane taking a contiguous chunk of the row (lane l: columns
     # [l*n/32, (l+1)*n/32)) instead of a stride of 32: same numbers and bytes, 32 sectors per
     # warp-wide access instead of 4 (TheSoftmaxLanesReadNeighbouringScores). 20/20 before.
