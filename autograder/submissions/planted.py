@@ -1047,23 +1047,33 @@ def _right_numbers_wrong_way(lesson: str, file: str, exercise: str, edits: list)
 
 
 CASES.update({
-    # linear_scan's block scan without a tree: every thread walks the 256 maps of its block in
-    # shared memory (the code after the early return is never run). Right numbers, 22 bytes per
-    # element; MovesAtMost22BytesPerElement's longest thread (~500 accesses against a budget of
-    # 128 + 5 per tile the given carries pass walks per thread) catches it. 25/25 before.
+    # linear_scan's block scan without a tree: thread 0 walks the 256 maps of its block in shared
+    # memory and leaves each thread its exclusive map there (the code after the early return is
+    # never run). Right numbers, 20 bytes per element; MovesAtMost22BytesPerElement's longest
+    # thread (~530 accesses against a budget of 128 + 5 per tile the given carries pass walks per
+    # thread) catches it. The red team's version, where every thread walks all 256 maps (272
+    # accesses; 25/25 before, 16/25 now), is caught the same way, but simulates 256 times the
+    # walks: on a busy machine its tests outlast this suite's 15 s.
     "linear_scan_serial_block_scan": _right_numbers_wrong_way("01-serial-dependency", LS, "linear_scan", [
         ("  __shared__ float warp_a[kWarps];  // each warp's composed map\n",
-         "  __shared__ float2 maps[kThreads];  // no tree: each thread walks all the block's maps\n"
+         "  __shared__ float2 maps[kThreads];  // no tree: thread 0 walks the block's maps for all\n"
+         "  __shared__ float2 walked_total;\n"
          "  maps[threadIdx.x] = make_float2(mine.a, mine.b);\n"
          "  __syncthreads();\n"
-         "  Affine walked_before{1.0f, 0.0f}, walked_all{1.0f, 0.0f};\n"
-         "  for (int t = 0; t < kThreads; ++t) {\n"
-         "    if (t == static_cast<int>(threadIdx.x)) walked_before = walked_all;\n"
-         "    walked_all = compose(walked_all, Affine{maps[t].x, maps[t].y});\n"
+         "  if (threadIdx.x == 0) {\n"
+         "    Affine walked{1.0f, 0.0f};\n"
+         "    for (int t = 0; t < kThreads; ++t) {\n"
+         "      const float2 m = maps[t];\n"
+         "      maps[t] = make_float2(walked.a, walked.b);  // thread t's exclusive map\n"
+         "      walked = compose(walked, Affine{m.x, m.y});\n"
+         "    }\n"
+         "    walked_total = make_float2(walked.a, walked.b);\n"
          "  }\n"
-         "  *total = walked_all;\n"
          "  __syncthreads();\n"
-         "  if (blockDim.x > 0) return walked_before;\n"
+         "  const float2 walked_before = maps[threadIdx.x];\n"
+         "  *total = Affine{walked_total.x, walked_total.y};\n"
+         "  __syncthreads();  // all have read maps before a later call overwrites it\n"
+         "  if (blockDim.x > 0) return Affine{walked_before.x, walked_before.y};\n"
          "  __shared__ float warp_a[kWarps];  // each warp's composed map\n")]),
     # rnn_persistent reading each step's state back from hs (global memory, where the last step
     # stored it) instead of keeping it in shared memory: same numbers, one launch, and far fewer
