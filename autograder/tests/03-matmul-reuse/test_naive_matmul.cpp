@@ -103,7 +103,9 @@ TEST(NaiveMatmul, OneThreadPerElementCoalescedAlongRows) {
               shape(m, n, k).c_str(), static_cast<unsigned long long>(traffic.threads),
               static_cast<unsigned long long>(traffic.span_global_ops), traffic.sectors_per_request());
   EXPECT_GE(traffic.threads, std::uint64_t(m) * n) << shape(m, n, k) << ": launch at least one thread per element of C";
-  EXPECT_LE(traffic.span_global_ops, 2u * k + 1)
+  // 2K + 1 for the reference; a few more (C zeroed first, say) still is one element per
+  // thread, two elements would be 4K + 2.
+  EXPECT_LE(traffic.span_global_ops, 2u * k + 8)
       << shape(m, n, k) << ": one thread made " << traffic.span_global_ops << " global loads and stores; with one "
       << "thread per element of C each makes 2K + 1 = " << 2 * k + 1 << " (K of A, K of B, its element of C)";
   // A 16 x 16 block's warp is two rows of 16 threads: per k step it reads 2 floats of A
