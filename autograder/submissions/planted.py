@@ -25,6 +25,11 @@ PF = "02-roofline/03_peak_flops.cu"
 TI = "02-roofline/04_tunable_intensity.cu"
 FU = "02-roofline/05_fusion.cu"
 DP = "03-matmul-reuse/01_dot_product.cu"
+NM = "03-matmul-reuse/02_naive_matmul.cu"
+TM = "03-matmul-reuse/03_tiled_matmul.cu"
+RP = "01-serial-dependency/03_rnn_persistent.cu"
+AT = "01-serial-dependency/04_attention.cu"
+LS = "01-serial-dependency/05_linear_scan.cu"
 DPS = "05-parallelism-nvlink/03_data_parallel_step.cu"
 RA = "05-parallelism-nvlink/02_ring_allreduce.cu"
 PP = "05-parallelism-nvlink/05_pipeline_schedule.cu"
@@ -1027,6 +1032,102 @@ def _padded_vector_add(size: str) -> dict:
             "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n  static const volatile char pad[%s] = {1};\n"
                             "  (void)pad[0];\n" % size)]},
             "expect": {"vector_add": "zero"}, "status": {"vector_add": "build limit"}}
+
+
+# How the work is done, not only what it computes (red-team run 6: each scored full marks).
+NAIVE_INDICES = ("  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // along a row of C: coalesced\n"
+                 "  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n")
+NAIVE_GRID = "  const dim3 grid((N - 1) / kNaiveBlock + 1, (M - 1) / kNaiveBlock + 1);\n"
+
+
+def _right_numbers_wrong_way(lesson: str, file: str, exercise: str, edits: list) -> dict:
+    """The solution with ``edits`` in ``file``: the same results, done the way a test of
+    ``exercise`` refuses, so that the exercise keeps some points and loses the others."""
+    return {"base": "solutions", "lesson": lesson, "patch": {file: edits}, "expect": {exercise: "partial"}}
+
+
+CASES.update({
+    # linear_scan's block scan without a tree: thread 0 walks the 256 maps of its block in shared
+    # memory and leaves each thread its exclusive map there (the code after the early return is
+    # never run). Right numbers, 20 bytes per element; MovesAtMost22BytesPerElement's longest
+    # thread (~530 accesses against a budget of 128 + 5 per tile the given carries pass walks per
+    # thread) catches it. The red team's version, where every thread walks all 256 maps (272
+    # accesses; 25/25 before, 16/25 now), is caught the same way, but simulates 256 times the
+    # walks: on a busy machine its tests outlast this suite's 15 s.
+    "linear_scan_serial_block_scan": _right_numbers_wrong_way("01-serial-dependency", LS, "linear_scan", [
+        ("  __shared__ float warp_a[kWarps];  // each warp's composed map\n",
+         "  __shared__ float2 maps[kThreads];  // no tree: thread 0 walks the block's maps for all\n"
+         "  __shared__ float2 walked_total;\n"
+         "  maps[threadIdx.x] = make_float2(mine.a, mine.b);\n"
+         "  __syncthreads();\n"
+         "  if (threadIdx.x == 0) {\n"
+         "    Affine walked{1.0f, 0.0f};\n"
+         "    for (int t = 0; t < kThreads; ++t) {\n"
+         "      const float2 m = maps[t];\n"
+         "      maps[t] = make_float2(walked.a, walked.b);  // thread t's exclusive map\n"
+         "      walked = compose(walked, Affine{m.x, m.y});\n"
+         "    }\n"
+         "    walked_total = make_float2(walked.a, walked.b);\n"
+         "  }\n"
+         "  __syncthreads();\n"
+         "  const float2 walked_before = maps[threadIdx.x];\n"
+         "  *total = Affine{walked_total.x, walked_total.y};\n"
+         "  __syncthreads();  // all have read maps before a later call overwrites it\n"
+         "  if (blockDim.x > 0) return Affine{walked_before.x, walked_before.y};\n"
+         "  __shared__ float warp_a[kWarps];  // each warp's composed map\n")]),
+    # rnn_persistent reading each step's state back from hs (global memory, where the last step
+    # stored it) instead of keeping it in shared memory: same numbers, one launch, and far fewer
+    # shared bytes than the hidden^2 reads of h per step (RunsTheWholeSequenceInOneLaunch).
+    # 19.96/20 before (the model charges it little).
+    "rnn_persistent_state_in_global_memory": _right_numbers_wrong_way("01-serial-dependency", RP, "rnn_persistent", [
+        ("    const float* x_t = x + (static_cast<size_t>(t) * batch + s) * layer.input;\n",
+         "    const float* x_t = x + (static_cast<size_t>(t) * batch + s) * layer.input;\n"
+         "    const float* h_prev = t == 0 ? h0 + static_cast<size_t>(s) * layer.hidden\n"
+         "                                 : hs + (static_cast<size_t>(t - 1) * batch + s) * layer.hidden;\n"),
+        ("acc += w_row[j] * h[j];", "acc += w_row[j] * h_prev[j];"),
+        ("      h_next[i] = value;\n", "")]),
+    # attention's softmax with each lane taking a contiguous chunk of the row (lane l: columns
+    # [l*n/32, (l+1)*n/32)) instead of a stride of 32: same numbers and bytes, 32 sectors per
+    # warp-wide access instead of 4 (TheSoftmaxLanesReadNeighbouringScores). 20/20 before.
+    "attention_chunked_softmax_rows": _right_numbers_wrong_way("01-serial-dependency", AT, "attention", [
+        ("  for (int j = lane; j < valid; j += 32) row_max = fmaxf(row_max, p[j]);\n",
+         "  const int chunk = (n + 31) / 32;\n"
+         "  const int begin = lane * chunk, end = begin + chunk < n ? begin + chunk : n;\n"
+         "  for (int j = begin; j < end && j < valid; ++j) row_max = fmaxf(row_max, p[j]);\n"),
+        ("  for (int j = lane; j < valid; j += 32) sum += expf(p[j] - row_max);\n",
+         "  for (int j = begin; j < end && j < valid; ++j) sum += expf(p[j] - row_max);\n"),
+        ("  for (int j = lane; j < n; j += 32) p[j] =", "  for (int j = begin; j < end; ++j) p[j] =")]),
+    # naive_matmul on a grid of one block whose thread (0, 0) computes all of C: the same bytes,
+    # one thread busy (OneThreadPerElementCoalescedAlongRows: 2K + 1 accesses per element of C,
+    # and this thread makes them for all M*N). 10/10 before.
+    "naive_matmul_one_thread_does_all": _right_numbers_wrong_way("03-matmul-reuse", NM, "naive_matmul", [
+        (NAIVE_INDICES + "  if (row >= M || col >= N) return;  // the last blocks hang over the edges of C\n",
+         "  if (threadIdx.x != 0 || threadIdx.y != 0) return;  // thread (0, 0) computes all of C\n"
+         "  for (int row = 0; row < M; ++row)\n"
+         "    for (int col = 0; col < N; ++col) {\n"),
+        ("  C[static_cast<long long>(row) * N + col] = sum;\n",
+         "  C[static_cast<long long>(row) * N + col] = sum;\n    }\n"),
+        (NAIVE_GRID, "  const dim3 grid(1, 1);\n")]),
+    # naive_matmul with threadIdx.x down a column of C: each warp's load of A touches 16 rows and
+    # its store of C 32, where 2 sectors would do (OneThreadPerElementCoalescedAlongRows). 10/10
+    # before.
+    "naive_matmul_axes_swapped": _right_numbers_wrong_way("03-matmul-reuse", NM, "naive_matmul", [
+        (NAIVE_INDICES,
+         "  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // along a column of C\n"
+         "  const int col = blockIdx.y * blockDim.y + threadIdx.y;\n"),
+        (NAIVE_GRID, "  const dim3 grid((M - 1) / kNaiveBlock + 1, (N - 1) / kNaiveBlock + 1);\n")]),
+    # tiled_matmul whose threads copy element [tx][ty] of each tile: consecutive lanes walk down
+    # a column of A and of B, TILE sectors per load instead of 4 (LoadsTilesAlongRowsCoalesced).
+    # 20/20 before.
+    "tiled_matmul_tile_loads_down_columns": _right_numbers_wrong_way("03-matmul-reuse", TM, "tiled_matmul", [
+        ("    const int a_col = k0 + tx, b_row = k0 + ty;\n"
+         "    tile_a[ty][tx] = (row < M && a_col < K) ? A[static_cast<long long>(row) * K + a_col] : 0.0f;\n"
+         "    tile_b[ty][tx] = (b_row < K && col < N) ? B[static_cast<long long>(b_row) * N + col] : 0.0f;\n",
+         "    const int a_row = blockIdx.y * TILE + tx, a_col = k0 + ty;\n"
+         "    const int b_row = k0 + tx, b_col = blockIdx.x * TILE + ty;\n"
+         "    tile_a[tx][ty] = (a_row < M && a_col < K) ? A[static_cast<long long>(a_row) * K + a_col] : 0.0f;\n"
+         "    tile_b[tx][ty] = (b_row < K && b_col < N) ? B[static_cast<long long>(b_row) * N + b_col] : 0.0f;\n")]),
+})
 
 
 # Attacks on the build itself (the compiler runs the submission's compile-time code, outside

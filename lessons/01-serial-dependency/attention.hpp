@@ -19,8 +19,10 @@
 ///
 /// The two products are `cublasSgemm` calls on `handle`; the softmax is a kernel, one warp
 /// per row, that finds the row's maximum and the sum of exp(s - max) with warp shuffles
-/// (subtracting the maximum keeps exp() finite for any scores). Everything is queued on the
-/// handle's stream (`cublasGetStream`); the function returns without waiting.
+/// (subtracting the maximum keeps exp() finite for any scores). The lanes stride through the
+/// row, lane l taking columns l, l + 32, ..., so that each access of the warp reads 32
+/// neighbouring floats (coalesced). Everything is queued on the handle's stream
+/// (`cublasGetStream`); the function returns without waiting.
 ///
 /// @param handle a cuBLAS handle (its stream is used for all the work)
 /// @param q, k, v device, `n * d` floats each, row-major (read only)

@@ -11,7 +11,8 @@
 /// tile of C.
 ///
 /// The block walks along k in steps of TILE: its threads copy a TILE x TILE tile of A and one
-/// of B into shared memory (one element each, zero outside the matrices), wait
+/// of B into shared memory (one element each, threadIdx.x along a row of the tile so that a
+/// warp's loads are neighbouring floats, coalesced; zero outside the matrices), wait
 /// (`__syncthreads`), accumulate TILE products each from shared memory, and wait again before
 /// the tiles are overwritten. Each element of A is then loaded from global memory
 /// ceil(N / TILE) times and each element of B ceil(M / TILE) times (elements outside the

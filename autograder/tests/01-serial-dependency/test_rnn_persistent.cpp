@@ -52,4 +52,12 @@ TEST(RnnPersistent, RunsTheWholeSequenceInOneLaunch) {
   ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(64, 32))) << p.describe();
   if (!c.counted) GTEST_SKIP() << c.why_not;
   EXPECT_EQ(c.kernel_launch_calls, 1u) << "the " << p.steps << "-step sequence should be one launch";
+  // Between the steps h stays on chip: each step's hidden units read all of h, hidden x hidden
+  // floats per sequence, from shared memory. Reading it back from hs (global memory, where the
+  // last step stored it) gives the same numbers and makes every step wait on global loads.
+  const std::uint64_t h_reads = 4ull * p.steps * p.batch * p.layer.hidden * p.layer.hidden;
+  EXPECT_GE(c.shared_bytes, h_reads)
+      << "the kernel moved " << c.shared_bytes << " bytes of shared memory; each step's units read the whole "
+      << "state, " << h_reads << " bytes in all: keep h (and the next h) in the block's dynamic shared memory "
+         "between the steps, not in global memory";
 }

@@ -8,6 +8,8 @@
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,13 +22,19 @@ std::string shape(int m, int n, int k) {
   return "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k);
 }
 
-/// Fresh inputs (no element near 0), a poisoned C, one launch, compared with the CPU.
-::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int m, int n, int k) {
+/// Fresh inputs (no element near 0), a poisoned C, one launch, compared with the CPU. With
+/// `traffic`, the launch is counted on the simulator into it.
+::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int m, int n, int k, ct::GlobalTraffic* traffic = nullptr) {
   const auto a = rng.nonzero(static_cast<std::size_t>(m) * k);
   const auto b = rng.nonzero(static_cast<std::size_t>(k) * n);
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
   d_c.poison();
-  launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  const auto run = [&] { launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); };
+  if (traffic != nullptr) {
+    *traffic = ct::count_global_traffic(run);
+  } else {
+    run();
+  }
   return ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
 }
 
@@ -71,14 +79,41 @@ TEST(NaiveMatmul, LoadsEveryOperandOncePerProduct) {
   // (2*N^3*4 for square matrices), and stores its element of C once.
   ct::Rng rng;
   for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{32, 32, 32}, {64, 64, 64}, {33, 47, 19}}) {
-    const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
-    ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
-    d_c.poison();
-    const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch_naive_matmul(d_a.get(), d_b.get(), d_c.get(), m, n, k); });
-    ASSERT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
-        << shape(m, n, k);
+    ct::GlobalTraffic traffic;
+    ASSERT_TRUE(matmul_matches_cpu(rng, m, n, k, &traffic)) << shape(m, n, k);
     if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
     EXPECT_EQ(traffic.load_bytes, 2ull * m * n * k * 4) << shape(m, n, k) << ": global bytes loaded";
     EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(m, n, k) << ": global bytes stored (C once)";
   }
+}
+
+TEST(NaiveMatmul, OneThreadPerElementCoalescedAlongRows) {
+  // The contract's layout: one thread per element of C, threadIdx.x along a row of C. One
+  // thread (or a few) computing all of C gets the same numbers and bytes while the rest of the
+  // GPU idles; x along a column of C reads A and writes C with every lane in a different row.
+  // The simulator counts both: the longest thread's memory operations, and the 32-byte
+  // sectors each warp-wide load or store touches.
+  ct::Rng rng;
+  const int m = 64, n = 64, k = 64;  // whole blocks, rows 256-byte aligned: no ragged edges
+  ct::GlobalTraffic traffic;
+  ASSERT_TRUE(matmul_matches_cpu(rng, m, n, k, &traffic)) << shape(m, n, k);
+  if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+  std::printf("[ COURSE   ] naive_matmul, %s: %llu threads, longest thread: %llu global accesses, "
+              "%.2f sectors per warp-wide access\n",
+              shape(m, n, k).c_str(), static_cast<unsigned long long>(traffic.threads),
+              static_cast<unsigned long long>(traffic.span_global_ops), traffic.sectors_per_request());
+  EXPECT_GE(traffic.threads, std::uint64_t(m) * n) << shape(m, n, k) << ": launch at least one thread per element of C";
+  // 2K + 1 for the reference; a few more (C zeroed first, say) still is one element per
+  // thread, two elements would be 4K + 2.
+  EXPECT_LE(traffic.span_global_ops, 2u * k + 8)
+      << shape(m, n, k) << ": one thread made " << traffic.span_global_ops << " global loads and stores; with one "
+      << "thread per element of C each makes 2K + 1 = " << 2 * k + 1 << " (K of A, K of B, its element of C)";
+  // A 16 x 16 block's warp is two rows of 16 threads: per k step it reads 2 floats of A
+  // (a broadcast to each row's 16 lanes) and 2 x 16 neighbouring floats of B, and it stores
+  // 2 x 16 neighbouring floats of C: 2 sectors per request. With x along a column of C the
+  // warp's load of A touches 16 rows (16 sectors) and its store of C 32.
+  EXPECT_LE(traffic.sectors_per_request(), 4.0)
+      << shape(m, n, k) << ": " << traffic.sectors_per_request() << " 32-byte sectors per warp-wide access; "
+      << "threadIdx.x should run along a row of C (the column index), so that a warp reads neighbouring floats "
+         "of B, one float of A for all its lanes, and writes neighbouring floats of C (2 sectors per access)";
 }

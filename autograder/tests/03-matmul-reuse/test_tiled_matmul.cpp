@@ -10,6 +10,7 @@
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,12 +34,20 @@ void launch(int tile, const float* a, const float* b, float* c, int m, int n, in
 
 constexpr int kTiles[] = {8, 16, 32};
 
-::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int tile, int m, int n, int k) {
+/// Fresh inputs, a poisoned C, one launch, compared with the CPU. With `traffic`, the launch
+/// is counted on the simulator into it.
+::testing::AssertionResult matmul_matches_cpu(ct::Rng& rng, int tile, int m, int n, int k,
+                                              ct::GlobalTraffic* traffic = nullptr) {
   const auto a = rng.nonzero(static_cast<std::size_t>(m) * k);
   const auto b = rng.nonzero(static_cast<std::size_t>(k) * n);
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(static_cast<std::size_t>(m) * n);
   d_c.poison();
-  launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k);
+  const auto run = [&] { launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k); };
+  if (traffic != nullptr) {
+    *traffic = ct::count_global_traffic(run);
+  } else {
+    run();
+  }
   return ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k));
 }
 
@@ -94,12 +103,8 @@ TEST(TiledMatmul, LoadsEachElementOncePerTile) {
   ct::Rng rng;
   for (int tile : kTiles)
     for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{64, 64, 64}, {96, 96, 96}, {40, 72, 24}, {33, 47, 19}}) {
-      const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
-      ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
-      d_c.poison();
-      const auto traffic = ct::count_global_traffic([&, m = m, n = n, k = k] { launch(tile, d_a.get(), d_b.get(), d_c.get(), m, n, k); });
-      ASSERT_TRUE(ct::all_close_2d(ct::reference_matmul(a, b, m, n, k), d_c.download(), m, n, ct::reduction_tolerance(k)))
-          << shape(tile, m, n, k);
+      ct::GlobalTraffic traffic;
+      ASSERT_TRUE(matmul_matches_cpu(rng, tile, m, n, k, &traffic)) << shape(tile, m, n, k);
       if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
       if (m == n && n == k && n % tile == 0) {
         EXPECT_EQ(traffic.load_bytes, 2ull * n * n * n * 4 / tile) << shape(tile, m, n, k) << ": 2*N^3*4/TILE";
@@ -109,4 +114,27 @@ TEST(TiledMatmul, LoadsEachElementOncePerTile) {
           << "column (ceil(N/TILE)), each of B once per block row (ceil(M/TILE)), none outside the matrices";
       EXPECT_EQ(traffic.store_bytes, 4ull * m * n) << shape(tile, m, n, k) << ": global bytes stored (C once)";
     }
+}
+
+TEST(TiledMatmul, LoadsTilesAlongRowsCoalesced) {
+  // Each thread copies one element of each tile, and which element is up to the kernel: the
+  // tiles come out the same either way, the bytes too. What differs is coalescing (lesson 00,
+  // and the naive kernel): with threadIdx.x along a row of the tile, a warp's 32 loads are
+  // neighbouring floats of one row of A (or of B), 32 x 4 bytes = 4 sectors of 32 bytes (for
+  // TILE = 8 and 16: 4 and 2 rows of whole sectors, 4 sectors still). With threadIdx.x down a
+  // column, every lane reads another row: TILE sectors per load at TILE = 8, 16, 32.
+  ct::Rng rng;
+  for (int tile : kTiles) {
+    const int s = 96;  // whole tiles, rows 384 bytes: every tile row starts on a sector
+    ct::GlobalTraffic traffic;
+    ASSERT_TRUE(matmul_matches_cpu(rng, tile, s, s, s, &traffic)) << shape(tile, s, s, s);
+    if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+    std::printf("[ COURSE   ] tiled_matmul, %s: %.2f sectors per warp-wide access\n", shape(tile, s, s, s).c_str(),
+                traffic.sectors_per_request());
+    EXPECT_LE(traffic.sectors_per_request(), 6.0)
+        << shape(tile, s, s, s) << ": " << traffic.sectors_per_request() << " 32-byte sectors per warp-wide "
+        << "access; load the tiles as the naive kernel reads B: threadIdx.x along a row of the tile "
+           "(tile_a[ty][tx] = A[row][k0 + tx], tile_b[ty][tx] = B[k0 + ty][col]), so that a warp's lanes read "
+           "neighbouring floats (4 sectors per access), not one float of each of TILE different rows";
+  }
 }
