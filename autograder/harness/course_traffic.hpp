@@ -52,7 +52,7 @@ struct GlobalTraffic {
   std::uint64_t fragment_loads = 0, fragment_stores = 0;  ///< wmma tile loads (A, B) and stores
   std::uint64_t requests = 0, sectors = 0;    ///< coalescing: warp-wide requests, 32-byte sectors
   std::uint64_t accesses_by_width[5] = {};    ///< 1, 2, 4, 8, 16-byte global accesses
-  std::uint64_t span_global_ops = 0, span_shared_ops = 0, span_warp_ops = 0;
+  std::uint64_t span_global_ops = 0, span_shared_ops = 0, span_warp_ops = 0, span_mma_ops = 0;
   /// The modelled time on the simulator's GPU and its terms, in ns (0 on a GPU).
   double modelled_ns = 0, launch_ns = 0, memory_ns = 0, compute_ns = 0, span_ns = 0, atomic_ns = 0;
   std::string gpu;                            ///< the modelled GPU's name
@@ -123,6 +123,7 @@ inline GlobalTraffic close_local_traffic_window() {
   traffic.span_global_ops = k.span_global_ops;
   traffic.span_shared_ops = k.span_shared_ops;
   traffic.span_warp_ops = k.span_warp_ops;
+  traffic.span_mma_ops = k.span_mma_ops;
   traffic.modelled_ns = k.modelled.total_ns;
   traffic.launch_ns = k.modelled.launch_ns;
   traffic.memory_ns = k.modelled.memory_ns;

@@ -45,7 +45,7 @@ struct Marshal<cudasim::KernelStats> {
                     &k.shared_load_bytes, &k.shared_store_bytes, &k.atomics, &k.global_atomics,
                     &k.global_atomic_bytes, &k.max_atomics_same_address, &k.max_atomics_per_block, &k.host_access_bytes, &k.flops,
                     &k.warp_ops, &k.barrier_arrivals, &k.mma_ops, &k.fragment_loads, &k.fragment_stores, &k.global_requests, &k.global_sectors,
-                    &k.span_global_ops, &k.span_shared_ops, &k.span_warp_ops, &k.fissioned_blocks})
+                    &k.span_global_ops, &k.span_shared_ops, &k.span_warp_ops, &k.fissioned_blocks, &k.span_mma_ops})
       field(*v);
     for (auto& v : k.global_accesses_by_width) field(v);
     for (auto* v : {&k.modelled.total_ns, &k.modelled.launch_ns, &k.modelled.memory_ns, &k.modelled.compute_ns,

@@ -22,7 +22,7 @@ struct Marshal<course::test::GlobalTraffic> {
     for (auto* v : {&t.kernel_launch_calls, &t.graph_launch_calls, &t.host_device_bytes, &t.load_bytes, &t.store_bytes, &t.launches,
                     &t.blocks, &t.threads, &t.atomic_bytes, &t.global_atomics, &t.max_atomics_same_address, &t.max_atomics_per_block,
                     &t.shared_bytes, &t.warp_ops, &t.barrier_arrivals, &t.mma_ops, &t.fragment_loads, &t.fragment_stores, &t.requests, &t.sectors,
-                    &t.span_global_ops, &t.span_shared_ops, &t.span_warp_ops})
+                    &t.span_global_ops, &t.span_shared_ops, &t.span_warp_ops, &t.span_mma_ops})
       field(*v);
     for (auto& v : t.accesses_by_width) field(v);
     for (auto* v : {&t.modelled_ns, &t.launch_ns, &t.memory_ns, &t.compute_ns, &t.span_ns, &t.atomic_ns}) field(*v);

@@ -1199,6 +1199,40 @@ CASES.update({
 })
 
 
+# WMMA with warp 0 computing all sixteen output tiles of its block while the other three warps
+# only stage the slices (a sixth red-team run: 20/20, every count met by one warp). The
+# simulator counts the most mma_syncs any one warp issued (span_mma_ops); a warp may issue twice
+# its share.
+WM = "03-matmul-reuse/05_wmma_matmul.cu"
+CASES["wmma_one_warp_of_four_works"] = {
+    "base": "solutions", "lesson": "03-matmul-reuse",
+    "patch": {WM: [("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];\n"
+                    "  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n",
+                    "  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][4];\n"
+                    "  for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n"
+                    "  (void)warp_row, (void)warp_col;\n"),
+                   ("    for (int kk = 0; kk < kWmmaBK; kk += 16) {\n"
+                    "      wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[2];\n"
+                    "      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[2];\n"
+                    "      for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(a[i], &tile_a[warp_row * 32 + i * 16][kk], kWmmaBK);\n"
+                    "      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][warp_col * 32 + j * 16], kWmmaBN);\n"
+                    "      for (int i = 0; i < 2; ++i)\n        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n"
+                    "    }\n",
+                    "    if (warp == 0)\n      for (int kk = 0; kk < kWmmaBK; kk += 16) {\n"
+                    "        wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[4];\n"
+                    "        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[4];\n"
+                    "        for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(a[i], &tile_a[i * 16][kk], kWmmaBK);\n"
+                    "        for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][j * 16], kWmmaBN);\n"
+                    "        for (int i = 0; i < 4; ++i)\n          for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n"
+                    "      }\n"),
+                   ("  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j)\n"
+                    "      wmma::store_matrix_sync(&tile_c[warp_row * 32 + i * 16][warp_col * 32 + j * 16], acc[i][j], kWmmaBN,\n"
+                    "                              wmma::mem_row_major);\n",
+                    "  if (warp == 0)\n    for (int i = 0; i < 4; ++i)\n      for (int j = 0; j < 4; ++j)\n"
+                    "        wmma::store_matrix_sync(&tile_c[i * 16][j * 16], acc[i][j], kWmmaBN, wmma::mem_row_major);\n")]},
+    "expect": {"wmma_matmul": "partial"}}
+
+
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
 # ends a run at 10 minutes, and a run it ends records no score at all): each test program would
 # be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because

@@ -199,7 +199,7 @@ struct AccessContext {
   std::unordered_map<std::uintptr_t, WordState> shared_words;
 
   // The critical path: each thread's global (atomics included) and shared accesses.
-  std::vector<std::uint64_t> thread_global_ops, thread_shared_ops, thread_warp_ops;
+  std::vector<std::uint64_t> thread_global_ops, thread_shared_ops, thread_warp_ops, thread_mma_ops;
   // Coalescing: the requests being gathered per warp, and those already counted.
   std::vector<WarpRequests> warps;
   std::uint64_t requests = 0, sectors = 0;
@@ -615,6 +615,7 @@ void instrumentation_begin_block(LaunchState& launch, const void* native_stack_h
   c.thread_global_ops.assign(threads, 0);
   c.thread_shared_ops.assign(threads, 0);
   c.thread_warp_ops.assign(threads, 0);
+  c.thread_mma_ops.assign(threads, 0);
   c.warps.resize((threads + kWarpLanes - 1) / kWarpLanes);
   for (WarpRequests& w : c.warps) w.pending.clear();
   c.requests = c.sectors = 0;
@@ -678,7 +679,11 @@ void instrumentation_count_warp_op() {
 }
 
 void count_mma() {
-  if (AccessContext* c = active) ++c->traffic.mma_lane_calls;
+  AccessContext* c = active;
+  if (c == nullptr) return;
+  ++c->traffic.mma_lane_calls;
+  const unsigned t = linear_thread_id();
+  if (t < c->thread_mma_ops.size()) ++c->thread_mma_ops[t];
 }
 
 void count_fragment_transfer(bool store) {
@@ -739,6 +744,7 @@ void instrumentation_end_block(LaunchState& launch) {
     store_max(t.span_global_ops, *std::max_element(c->thread_global_ops.begin(), c->thread_global_ops.end()));
     store_max(t.span_shared_ops, *std::max_element(c->thread_shared_ops.begin(), c->thread_shared_ops.end()));
     store_max(t.span_warp_ops, *std::max_element(c->thread_warp_ops.begin(), c->thread_warp_ops.end()));
+    store_max(t.span_mma_ops, *std::max_element(c->thread_mma_ops.begin(), c->thread_mma_ops.end()));
   }
   store_max(t.max_block_global_atomics, c->traffic.global_atomics);
   if (!c->atomics_per_address.empty()) {

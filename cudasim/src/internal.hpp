@@ -171,7 +171,7 @@ struct TrafficCounters {
       global_sectors{0}, fissioned_blocks{0};
   std::atomic<std::uint64_t> global_accesses_by_width[5] = {};
   // Largest over the blocks of the launch.
-  std::atomic<std::uint64_t> span_global_ops{0}, span_shared_ops{0}, span_warp_ops{0};
+  std::atomic<std::uint64_t> span_global_ops{0}, span_shared_ops{0}, span_warp_ops{0}, span_mma_ops{0};
   std::atomic<std::uint64_t> max_block_global_atomics{0};
   // Atomics per global address, summed over the blocks (merged at each block's end).
   std::mutex atomic_addresses_mutex;

@@ -188,6 +188,7 @@ KernelStats& KernelStats::operator+=(const KernelStats& one) {
   total.span_global_ops = std::max(total.span_global_ops, one.span_global_ops);
   total.span_shared_ops = std::max(total.span_shared_ops, one.span_shared_ops);
   total.span_warp_ops = std::max(total.span_warp_ops, one.span_warp_ops);
+  total.span_mma_ops = std::max(total.span_mma_ops, one.span_mma_ops);
   total.modelled += one.modelled;
   return total;
 }
@@ -279,6 +280,7 @@ void record_launch_stats(const LaunchState& launch) {
   one.span_global_ops = t.span_global_ops.load();
   one.span_shared_ops = t.span_shared_ops.load();
   one.span_warp_ops = t.span_warp_ops.load();
+  one.span_mma_ops = t.span_mma_ops.load();
   one.fissioned_blocks = t.fissioned_blocks.load();
 
   Registry& r = registry();

@@ -99,6 +99,20 @@ __global__ void one_mma(const T* a, const T* b, float* c) {
   wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
 }
 
+/// Warp 0 of the block issues three mma_syncs, every other warp one.
+__global__ void uneven_mma(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::fill_fragment(fc, 0.0f);
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  const int repeats = threadIdx.x / 32 == 0 ? 3 : 1;
+  for (int r = 0; r < repeats; ++r) wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c + (threadIdx.x / 32) * 256, fc, 16, wmma::mem_row_major);
+}
+
 TEST_F(Counters, ACoalescedFloatAccessIsOneRequestOfFourSectorsPerWarp) {
   const int n = 1024;
   float* in = device_array<float>(n);
@@ -268,6 +282,16 @@ TEST_F(Counters, AWarpsMmaSyncIsOneOperationAndItsTileLoadsOneRequestEach) {
   EXPECT_EQ(s.global_requests, 3u);                      // two tile loads, one tile store
   EXPECT_EQ(s.global_sectors, 512u / 32 * 2 + 1024u / 32);  // every byte once
   EXPECT_EQ(s.span_global_ops, 3u);
+}
+
+TEST_F(Counters, TheBusiestWarpsMmaSyncsAreItsSpan) {
+  __nv_bfloat16* a = device_array<__nv_bfloat16>(256);
+  __nv_bfloat16* b = device_array<__nv_bfloat16>(256);
+  float* c = device_array<float>(4 * 256);
+  uneven_mma<<<2, 128>>>(a, b, c);
+  const cudasim::KernelStats s = run_and_count();
+  EXPECT_EQ(s.mma_ops, 2u * (3 + 1 + 1 + 1));
+  EXPECT_EQ(s.span_mma_ops, 3u) << "warp 0 of each block issued three";
 }
 
 TEST_F(Counters, AHalfPrecisionMmaSyncComputesTheProduct) {

@@ -138,6 +138,7 @@ std::string counters_of(const cudasim::KernelStats& s) {
   add("warp_ops", s.warp_ops);
   add("barrier_arrivals", s.barrier_arrivals);
   add("mma", s.mma_ops);
+  add("span_mma", s.span_mma_ops);
   add("fragment_loads", s.fragment_loads);
   add("fragment_stores", s.fragment_stores);
   for (int w = 0; w < 5; ++w) add("width", s.global_accesses_by_width[w]);

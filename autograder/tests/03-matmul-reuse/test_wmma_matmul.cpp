@@ -161,5 +161,12 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
         << shape(m, n, k) << ": " << traffic.shared_bytes << " bytes of shared memory read and written for "
         << padded_macs << " multiply-adds (padded to 16x16x16 tiles); the products should read their operands "
         << "as wmma fragments (load_matrix_sync) and multiply them with mma_sync, not element by element";
+    // The warps share the products: none issues more than twice its share (the reference's 2 x 2
+    // warps issue a quarter of their block's each). One warp doing all sixteen output tiles of its
+    // block while the other three only stage the slices issues four times its share.
+    const std::uint64_t warps = (traffic.threads + 31) / 32;
+    EXPECT_LE(traffic.span_mma_ops * warps, 2 * traffic.mma_ops)
+        << shape(m, n, k) << ": one warp issued " << traffic.span_mma_ops << " of the " << traffic.mma_ops
+        << " mma_syncs of " << warps << " warps; each warp should compute its own part of the block's tile";
   }
 }

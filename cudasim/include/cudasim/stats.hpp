@@ -91,6 +91,9 @@ struct KernelStats {
   /// shuffles, each waiting for the last, is a serial walk as much as a chain of loads is.
   /// Counted, not charged by the model.
   std::uint64_t span_warp_ops = 0;
+  /// Do the warps share the tensor-core work? The most `mma_sync` operations any one warp
+  /// issued (every lane of a warp takes part in each; compare with mma_ops over the warps).
+  std::uint64_t span_mma_ops = 0;
   /// How did the simulator run it (a fact about the simulator, not the GPU)? Blocks run as
   /// loops over their threads, one per stretch between barriers (loop fission, see
   /// set_loop_fission), rather than one coroutine per thread; every other counter is the same
