@@ -1233,6 +1233,24 @@ CASES["wmma_one_warp_of_four_works"] = {
     "expect": {"wmma_matmul": "partial"}}
 
 
+# Text that made the grader's own checks (Python, before and after the build, outside its limits
+# and the time budget) take minutes (a seventh red-team run): 300,000 blank lines in a region
+# (the include check rescanned every blank run, 129 s against a 30 s budget), and a 245 KB line of
+# '[' in a raw string (the attribute check rescanned the line from every '[', 176 s against 60 s).
+# Files are now read up to 256 KB, own lines up to 8192 characters, and both checks are one pass.
+CASES.update({
+    "blank_lines_against_the_text_checks": {
+        "base": "solutions", "time_budget": 30,
+        "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n" + "\n" * 300000)]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "regions changed"}},
+    "brackets_against_the_text_checks": {
+        "base": "solutions", "time_budget": 60,
+        "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n  static const char* const note = R\"x(" +
+                        "[" * 245000 + ")x\";\n  (void)note;\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+})
+
+
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
 # ends a run at 10 minutes, and a run it ends records no score at all): each test program would
 # be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because

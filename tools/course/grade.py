@@ -28,7 +28,7 @@ from .rubric import load_rubric, score
 from .time_budget import OUT_OF_TIME, TimeBudget
 from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
     compiler_include_dirs, compiler_messages_for_student, defined_symbols, dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
-    program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
+    overlong_lines_in, program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
     trusted_definitions, uncounted_memory_in, undefined_symbols, unseen_code_in
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
@@ -629,6 +629,9 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
         return ("forbidden code: the file's preprocessed source, which the grader reads, is larger than %s or "
                 "took longer than %g s to make; expand fewer macros" % (_mib(build.limits.file_size),
                                                                         build.limits.timeout))
+    overlong = overlong_lines_in(text, [own])
+    if overlong:
+        return "forbidden code: %s; write the exercise as ordinary lines of code" % overlong[0]
     asm = assembly_in(text, [own])
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])

@@ -243,11 +243,20 @@ class GradedFile:
     ignored: List[int]     # lines of the submission outside the regions whose change was not taken
 
 
+# The largest exercise file the grader reads: the course's are a few KB. Every check of a
+# submission's text (in Python, outside the build's limits and the time budget) then ends quickly
+# (a seventh red-team run made one take minutes with 300 KB of blank lines).
+MAX_FILE_CHARS = 256 * 1024
+
+
 def graded_text(submitted: str, handed_out: str) -> GradedFile:
     """The submission's regions put into the file as it was handed out. RegionError when the
     submission's markers do not match the handed-out file's, or a region does not stand on its
-    own. Where the code around the regions is unchanged and no region defines a macro, the
-    submission is returned as it is, byte for byte."""
+    own, or the file is larger than MAX_FILE_CHARS. Where the code around the regions is
+    unchanged and no region defines a macro, the submission is returned as it is, byte for byte."""
+    if len(submitted) > MAX_FILE_CHARS:
+        raise RegionError("the file has %d characters; the grader reads exercise files of at most %d (the "
+                          "course's are a few thousand)" % (len(submitted), MAX_FILE_CHARS))
     theirs, ours = parse(submitted), parse(handed_out)
     if len(theirs.regions) != len(ours.regions):
         raise RegionError("the file has %d BEGIN/END YOUR CODE regions where the exercise has %d: keep the "

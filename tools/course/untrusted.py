@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .symbol_policy import Definition, ObjectFacts, object_violations
 
@@ -272,10 +272,15 @@ def rewrite_inputs(build_dir: str, target: str, exercise_file: str) -> List[str]
 
 
 # ---- includes ------------------------------------------------------------------------------
+# Within one line (`\s*` across lines made a run of blank lines quadratic: a seventh red-team run's
+# 300,000 of them took two minutes before any build), after joining continued lines.
+_INCLUDE_LINE = re.compile(r'^[ \t]*#[ \t]*(?:include|import|embed)\b[ \t]*(.*)$', re.M)
+
+
 def solution_includes(source_text: str) -> List[str]:
     """Include lines that name solutions/ (or that hide the name behind a macro)."""
     hits = []
-    for m in re.finditer(r'^\s*#\s*(?:include|import|embed)\b\s*(.*)$', source_text, re.M):
+    for m in _INCLUDE_LINE.finditer(re.sub(r"\\\r?\n", "", source_text)):
         target = m.group(1).strip()
         if "solution" in target.lower():
             hits.append(m.group(0).strip())
@@ -416,10 +421,24 @@ _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _ASM = re.compile(r"\b(asm|__asm|__asm__)\b|\bcudasim\s*::\s*ptx\s*::")
 
 
-def own_code(preprocessed: str, own_files: Iterable[str]) -> List[Tuple[str, str, str]]:
+# The longest line of a submission's own code (after macro expansion) that the checks below read:
+# they scan each line with regular expressions, some of which take time that grows with the
+# square of a line's length, so longer lines are refused (overlong_lines_in) rather than read.
+MAX_OWN_LINE = 8192
+
+
+def overlong_lines_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+    """Lines of the submission's own code, after macro expansion, longer than MAX_OWN_LINE."""
+    return ["a line of %d characters (%s: %s...); the grader reads lines of at most %d"
+            % (len(line), name, line.strip()[:60], MAX_OWN_LINE)
+            for name, line, _ in own_code(preprocessed, own_files, keep_long=True) if len(line) > MAX_OWN_LINE]
+
+
+def own_code(preprocessed: str, own_files: Iterable[str], keep_long: bool = False) -> List[Tuple[str, str, str]]:
     """(file name, line, line with string and character literals blanked) for the lines of
     ``preprocessed`` (a compiler's -E output) that come from ``own_files`` (the submission's
-    folder): the submission's code after macro expansion."""
+    folder): the submission's code after macro expansion. Lines longer than MAX_OWN_LINE are
+    left out unless ``keep_long`` (overlong_lines_in refuses them)."""
     own = [os.path.realpath(f) for f in own_files]
     current, is_own = "", False
     verdicts: Dict[str, bool] = {}       # a marker names the same few files again and again
@@ -433,6 +452,10 @@ def own_code(preprocessed: str, own_files: Iterable[str]) -> List[Tuple[str, str
             is_own = verdicts[current]
             continue
         if is_own:
+            if len(line) > MAX_OWN_LINE:
+                if keep_long:
+                    lines.append((os.path.basename(current), line, ""))
+                continue
             lines.append((os.path.basename(current), line, _LITERAL.sub('""', line)))
     return lines
 
@@ -534,7 +557,7 @@ def aggregate_casts_in(preprocessed: str, own_files: Iterable[str]) -> List[str]
 # pushed over the given code by _Pragma), a standard algorithm named as a value (called through a
 # pointer it stays out of line, where the ignorelist leaves it uncounted), and the simulator's
 # own uncounted helpers (nvcuda::wmma::detail).
-_ATTRIBUTE_BLOCKS = re.compile(r"__attribute__\s*\(\((.*?)\)\)|\[\[(.*?)\]\]|__declspec\s*\((.*?)\)")
+_ATTRIBUTE_OPENERS = re.compile(r"__attribute__\s*\(\(|\[\[|__declspec\s*\(")
 _FORBIDDEN_ATTRIBUTES = re.compile(
     r"\b_*(no_sanitize\w*|disable_sanitizer_instrumentation|naked|ifunc|alias|weakref|section|constructor|"
     r"destructor|init_priority|retain|used|target|target_clones|no_instrument_function|"
@@ -560,18 +583,38 @@ _STD_ALGORITHM_AS_VALUE = re.compile(
 _SIMULATOR_HELPERS = re.compile(r"\bwmma\s*::\s*detail\b")
 
 
+def attribute_blocks(code: str) -> Iterator[Tuple[bool, str]]:
+    """(whether it is a [[...]] block, its body) for each `__attribute__((...))`, `[[...]]` and
+    `__declspec(...)` of a line, left to right, each ending at the first closer after its opener.
+    One pass: a regular expression with a lazy body would scan to the end of the line from every
+    opener it cannot close (a line of 245 KB of `[` took minutes, in a seventh red-team run)."""
+    last = {closer: code.rfind(closer) for closer in ("))", "]]", ")")}
+    pos = 0
+    while True:
+        m = _ATTRIBUTE_OPENERS.search(code, pos)
+        if m is None:
+            return
+        opener = m.group(0)
+        closer = "]]" if opener == "[[" else "))" if opener.startswith("__attribute__") else ")"
+        if last[closer] < m.end():
+            pos = m.end()          # nothing closes it: no later opener of its kind either
+            continue
+        end = code.find(closer, m.end())
+        yield opener == "[[", code[m.end():end]
+        pos = end + len(closer)
+
+
 def unseen_code_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
     """Where the submission's own code makes code the simulator's counters do not instrument
     (see _ATTRIBUTE_BLOCKS and the rest above)."""
     found = []
     for name, line, code in own_code(preprocessed, own_files):
         where = "%s: %s" % (name, line.strip()[:100])
-        for m in _ATTRIBUTE_BLOCKS.finditer(code):
-            body = next(g for g in m.groups() if g is not None)
+        for bracketed, body in attribute_blocks(code):
             bad = _FORBIDDEN_ATTRIBUTES.search(body)
             if bad:
                 found.append("the attribute %s (%s)" % (bad.group(1), where))
-            elif m.group(2) is not None and _NOINLINE.search(body):
+            elif bracketed and _NOINLINE.search(body):
                 found.append("noinline in [[...]], which on a statement keeps the standard library's code out of "
                              "line, where it is not counted (%s)" % where)
         if _PRAGMA_OPERATOR.search(code):

@@ -1,14 +1,15 @@
 import os
 import stat
 import tempfile
+import time
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
 from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in,
                               unseen_code_in, compiler_include_dirs, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
-                              preprocess_command, program_output_for_student, reserved_namespaces_in, sign,
-                              solution_includes)
+                              overlong_lines_in, preprocess_command, program_output_for_student,
+                              reserved_namespaces_in, sign, solution_includes)
 
 KEY = bytes(range(32))
 BODY = ("course-grader-result 1\ntest VectorAdd.Works passed\ntest VectorAdd.Guards failed\n"
@@ -194,6 +195,28 @@ class ObjectChecksTest(unittest.TestCase):
     def test_solution_includes(self):
         self.assertEqual(solution_includes('#include "vector_add.hpp"\n'), [])
         self.assertEqual(len(solution_includes('  #  include "../../solutions/00-x/01_a.cu"\n')), 1)
+        self.assertEqual(len(solution_includes('# \\\n include "../../solutions/00-x/01_a.cu"\n')), 1)  # continued
+
+    def test_the_text_checks_take_time_in_proportion_to_the_text(self):
+        # A seventh red-team run: 300,000 blank lines made the include check take two minutes, and
+        # a 245 KB line of '[' the attribute check (each rescanned from every position). Now both
+        # are one pass: well under a second here; the bound is far above that, far below minutes.
+        started = time.monotonic()
+        self.assertEqual(solution_includes("\n" * 300000 + '#include "../solutions/00/a.cu"\n'),
+                         ['#include "../solutions/00/a.cu"'])
+        line = "  const char* s = R\"x(" + "[" * 245000 + ")x\";\n"
+        pp = '# 1 "/tmp/sub/02/01_a.cu"\n' + "[[" * 100000 + "\n" + '__attribute__((section("x"))) int a;\n'
+        self.assertEqual(len(unseen_code_in(pp, ["/tmp/sub"])), 1)           # the attribute after them, found
+        self.assertEqual(len(overlong_lines_in('# 1 "/tmp/sub/02/01_a.cu"\n' + line, ["/tmp/sub"])), 1)
+        self.assertLess(time.monotonic() - started, 20.0)
+
+    def test_attribute_blocks_end_at_their_first_closer(self):
+        pp = ('# 1 "/tmp/sub/00/01_a.cu"\n'
+              'x [[clang::noinline]] y = f([a[1]]); __declspec(naked) void g(); [[unclosed\n')
+        found = unseen_code_in(pp, ["/tmp/sub"])
+        self.assertEqual(len(found), 2, found)
+        self.assertIn("noinline", found[0])
+        self.assertIn("naked", found[1])
 
     def test_dependencies_under(self):
         deps = "obj.o: #deps 2, deps mtime 1 (VALID)\n    /r/solutions/00/a.cu\n    /r/lessons/a.hpp\n"
