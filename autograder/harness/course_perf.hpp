@@ -165,8 +165,8 @@ inline void measure(const std::string& name, double bytes, double flops, const s
     CUDA_CHECK(cudaDeviceSynchronize());
     const ::testing::AssertionResult ok = output_ok();
     if (!ok)
-      ADD_FAILURE() << "the performance run's output is wrong, so it records no figures (no performance "
-                       "points): "
+      ADD_FAILURE() << "the measured run failed its check (its output, or how it made it), so it records no "
+                       "figures (no performance points): "
                     << ok.message();
     return static_cast<bool>(ok);
   };

@@ -1251,6 +1251,29 @@ CASES.update({
 })
 
 
+# A ring all-reduce that is a star through rank 0 at the performance case's shape (4 ranks,
+# 2^16 + 3 floats), which no test uses: 3 launches instead of 12, and the criterion (the kernels'
+# modelled time) does not charge the links (a seventh red-team run: 30/30 with a slow ring
+# elsewhere). The performance case now checks that each rank sends to its ring neighbour only.
+CASES["ring_allreduce_star_at_the_performance_shape"] = {
+    "base": "solutions", "lesson": "05-parallelism-nvlink",
+    "patch": {RA: [("  // Step-major: every put of a step is queued before the work that consumes it.\n",
+                    "  if (n == 4 && count == (std::size_t(1) << 16) + 3) {\n"
+                    "    static float* sum_scratch = nullptr;\n"
+                    "    if (sum_scratch == nullptr) {\n"
+                    "      course::DeviceGuard guard(group.device(0));\n"
+                    "      CUDA_CHECK(cudaMalloc(&sum_scratch, count * sizeof(float)));\n"
+                    "    }\n"
+                    "    for (int r = 1; r < n; ++r) {\n"
+                    "      group.put(r, data.on(r), 0, sum_scratch, count);\n"
+                    "      add_into(group, 0, data.on(0), sum_scratch, count);\n"
+                    "    }\n"
+                    "    for (int r = 1; r < n; ++r) group.put(0, data.on(0), r, data.on(r), count);\n"
+                    "    return;\n"
+                    "  }\n")]},
+    "expect": {"ring_allreduce": "partial"}, "performance": {"ring_allreduce": "zero"}}
+
+
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
 # ends a run at 10 minutes, and a run it ends records no score at all): each test program would
 # be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because
