@@ -1321,6 +1321,42 @@ def expected(name: str, exercise: str) -> str:
     default = "full" if case["base"] == "solutions" else "zero"
     return case["expect"].get(exercise, default)
 
+# A check of how the work is done, kept for the one configuration that is checked (a seventh
+# red-team run, 10/10 each): the kernel recognises the checked call from its arguments and is
+# right only there. The checks now run at configurations drawn from the run's seed (two per
+# check, of different shapes), so the special case misses at least one of them.
+CASES.update({
+    # saxpy: each thread its own contiguous chunk (uncoalesced) except on the 8 x 128 grid the
+    # coalescing check once used; the check's drawn grids (two strides) find the chunks.
+    "saxpy_chunked_except_on_the_tested_grid": {
+        "base": "solutions",
+        "patch": {SX: [("  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n"
+                        "       i += stride) {\n    y[i] = alpha * x[i] + y[i];\n  }\n",
+                        "  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                        "  if (stride == 8 * 128) {  // the grid the coalescing test launched\n"
+                        "    for (long long i = t; i < n; i += stride) y[i] = alpha * x[i] + y[i];\n"
+                        "  } else {  // everywhere else each thread its own contiguous chunk (uncoalesced)\n"
+                        "    const long long per = (n + stride - 1) / stride;\n"
+                        "    for (long long i = t * per; i < n && i < (t + 1) * per; ++i) y[i] = alpha * x[i] + y[i];\n"
+                        "  }\n")]},
+        "expect": {"saxpy": "partial"}},
+    # rgb_to_gray: threadIdx.x down the columns (a warp spans 16 rows) and the grid transposed to
+    # match, except for the 64 x 256 image the sector check once used; the drawn images catch it.
+    "rgb_to_gray_transposed_except_at_the_counted_image": {
+        "base": "solutions",
+        "patch": {RG: [("  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x: along a row\n"
+                        "  const int row = blockIdx.y * blockDim.y + threadIdx.y;  // y: down the columns\n",
+                        "  // x down the columns (uncoalesced), except for the image whose sectors were counted\n"
+                        "  const bool checked = height == 64 && width == 256;\n"
+                        "  const int col = checked ? blockIdx.x * blockDim.x + threadIdx.x : blockIdx.y * blockDim.y + threadIdx.y;\n"
+                        "  const int row = checked ? blockIdx.y * blockDim.y + threadIdx.y : blockIdx.x * blockDim.x + threadIdx.x;\n"),
+                       ("  const dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);\n",
+                        "  const dim3 grid = height == 64 && width == 256\n"
+                        "                       ? dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y)\n"
+                        "                       : dim3((height + block.x - 1) / block.x, (width + block.y - 1) / block.y);\n")]},
+        "expect": {"rgb_to_gray": "partial"}},
+})
+
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
