@@ -1355,6 +1355,28 @@ CASES.update({
                         "                       ? dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y)\n"
                         "                       : dim3((height + block.x - 1) / block.x, (width + block.y - 1) / block.y);\n")]},
         "expect": {"rgb_to_gray": "partial"}},
+    # fusion: a quarter of the threads, each walking 4 neighbouring elements (a quarter of each
+    # sector used), except at n = 4097 and 65537 where the sectors were once counted; the
+    # check's two drawn sizes catch it.
+    "fusion_quarter_threads_except_at_the_checked_sizes": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {FU: [("  // BEGIN YOUR CODE\n  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n",
+                        "  // BEGIN YOUR CODE\n  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n"
+                        "  if (n != 4097 && n != 65537) {  // not a size whose coalescing was checked:\n"
+                        "    // a quarter of the threads, each walking 4 neighbouring elements (strided warp accesses)\n"
+                        "    const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                        "    if (tid % 4 != 0) return;\n"
+                        "    for (long long base = tid; base < n; base += stride) {\n"
+                        "      for (long long i = base; i < base + 4 && i < n; ++i) {\n"
+                        "        float v = x[i];\n"
+                        "        const float r_i = reads_r ? r[i] : 0.0f;\n"
+                        "        for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n"
+                        "        y[i] = v;\n"
+                        "      }\n"
+                        "    }\n"
+                        "    return;\n"
+                        "  }\n")]},
+        "expect": {"fusion": "partial"}},
 })
 
 
