@@ -1322,9 +1322,10 @@ def expected(name: str, exercise: str) -> str:
     return case["expect"].get(exercise, default)
 
 # A check of how the work is done, kept for the one configuration that is checked (a seventh
-# red-team run, 10/10 each): the kernel recognises the checked call from its arguments and is
+# red-team run, full marks each): the kernel recognises the checked call from its arguments and is
 # right only there. The checks now run at configurations drawn from the run's seed (two per
-# check, of different shapes), so the special case misses at least one of them.
+# check, of different shapes), so the special case misses at least one of them; stream's
+# 16-byte-access check also runs with a head and with a tail.
 CASES.update({
     # saxpy: each thread its own contiguous chunk (uncoalesced) except on the 8 x 128 grid the
     # coalescing check once used; the check's drawn grids (two strides) find the chunks.
@@ -1377,6 +1378,35 @@ CASES.update({
                         "    return;\n"
                         "  }\n")]},
         "expect": {"fusion": "partial"}},
+    # stream: float4 only for aligned arrays of a multiple of 4 floats (no head, no tail), where
+    # the 16-byte-access check once ran alone; anything else all scalar. The drawn misaligned and
+    # tail cases find the scalar bulk.
+    "stream_float4_only_without_a_head_or_a_tail": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {"02-roofline/02_stream.cu": [
+            ("  // The head: at most 3 elements before out (and the inputs) reach a 16-byte boundary, or\n"
+             "  // all of them when the pointers are misaligned differently and float4 cannot be used.\n"
+             "  for (long long i = first; i < head; i += stride) out[i] = stream_scalar<kOp>(x, y, i, s);\n"
+             "  // The body: consecutive threads take consecutive float4s, so a warp moves 512\n"
+             "  // contiguous bytes per access.\n"
+             "  const float4* x4 = reinterpret_cast<const float4*>(x + head);\n"
+             "  const float4* y4 = kReadsY<kOp> ? reinterpret_cast<const float4*>(y + head) : nullptr;\n"
+             "  float4* out4 = reinterpret_cast<float4*>(out + head);\n"
+             "  for (long long v = first; v < vectors; v += stride) out4[v] = stream_vector<kOp>(x4, y4, v, s);\n"
+             "  // The tail: the 0 to 3 elements after the last whole float4.\n"
+             "  for (long long i = head + 4 * vectors + first; i < n; i += stride)\n"
+             "    out[i] = stream_scalar<kOp>(x, y, i, s);\n",
+             "  if (head == 0 && 4 * vectors == n) {\n"
+             "    // Aligned arrays of a multiple of 4 floats: float4 all the way.\n"
+             "    const float4* x4 = reinterpret_cast<const float4*>(x);\n"
+             "    const float4* y4 = kReadsY<kOp> ? reinterpret_cast<const float4*>(y) : nullptr;\n"
+             "    float4* out4 = reinterpret_cast<float4*>(out);\n"
+             "    for (long long v = first; v < vectors; v += stride) out4[v] = stream_vector<kOp>(x4, y4, v, s);\n"
+             "  } else {\n"
+             "    // Anything else (a head, a tail, misaligned pointers): plain floats, no head/body/tail split.\n"
+             "    for (long long i = first; i < n; i += stride) out[i] = stream_scalar<kOp>(x, y, i, s);\n"
+             "  }\n")]},
+        "expect": {"stream": "partial"}},
 })
 
 
