@@ -1344,6 +1344,94 @@ def expected(name: str, exercise: str) -> str:
     default = "full" if case["base"] == "solutions" else "zero"
     return case["expect"].get(exercise, default)
 
+# A check of how the work is done, kept for the one configuration that is checked (a seventh
+# red-team run, full marks each): the kernel recognises the checked call from its arguments and is
+# right only there. The checks now run at configurations drawn from the run's seed (two per
+# check, of different shapes), so the special case misses at least one of them; stream's
+# 16-byte-access check also runs with a head and with a tail.
+CASES.update({
+    # saxpy: each thread its own contiguous chunk (uncoalesced) except on the 8 x 128 grid the
+    # coalescing check once used; the check's drawn grids (two strides) find the chunks.
+    "saxpy_chunked_except_on_the_tested_grid": {
+        "base": "solutions",
+        "patch": {SX: [("  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n"
+                        "       i += stride) {\n    y[i] = alpha * x[i] + y[i];\n  }\n",
+                        "  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                        "  if (stride == 8 * 128) {  // the grid the coalescing test launched\n"
+                        "    for (long long i = t; i < n; i += stride) y[i] = alpha * x[i] + y[i];\n"
+                        "  } else {  // everywhere else each thread its own contiguous chunk (uncoalesced)\n"
+                        "    const long long per = (n + stride - 1) / stride;\n"
+                        "    for (long long i = t * per; i < n && i < (t + 1) * per; ++i) y[i] = alpha * x[i] + y[i];\n"
+                        "  }\n")]},
+        "expect": {"saxpy": "partial"}},
+    # rgb_to_gray: threadIdx.x down the columns (a warp spans 16 rows) and the grid transposed to
+    # match, except for the 64 x 256 image the sector check once used; the drawn images catch it.
+    "rgb_to_gray_transposed_except_at_the_counted_image": {
+        "base": "solutions",
+        "patch": {RG: [("  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x: along a row\n"
+                        "  const int row = blockIdx.y * blockDim.y + threadIdx.y;  // y: down the columns\n",
+                        "  // x down the columns (uncoalesced), except for the image whose sectors were counted\n"
+                        "  const bool checked = height == 64 && width == 256;\n"
+                        "  const int col = checked ? blockIdx.x * blockDim.x + threadIdx.x : blockIdx.y * blockDim.y + threadIdx.y;\n"
+                        "  const int row = checked ? blockIdx.y * blockDim.y + threadIdx.y : blockIdx.x * blockDim.x + threadIdx.x;\n"),
+                       ("  const dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);\n",
+                        "  const dim3 grid = height == 64 && width == 256\n"
+                        "                       ? dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y)\n"
+                        "                       : dim3((height + block.x - 1) / block.x, (width + block.y - 1) / block.y);\n")]},
+        "expect": {"rgb_to_gray": "partial"}},
+    # fusion: a quarter of the threads, each walking 4 neighbouring elements (a quarter of each
+    # sector used), except at n = 4097 and 65537 where the sectors were once counted; the
+    # check's two drawn sizes catch it.
+    "fusion_quarter_threads_except_at_the_checked_sizes": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {FU: [("  // BEGIN YOUR CODE\n  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n",
+                        "  // BEGIN YOUR CODE\n  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n"
+                        "  if (n != 4097 && n != 65537) {  // not a size whose coalescing was checked:\n"
+                        "    // a quarter of the threads, each walking 4 neighbouring elements (strided warp accesses)\n"
+                        "    const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                        "    if (tid % 4 != 0) return;\n"
+                        "    for (long long base = tid; base < n; base += stride) {\n"
+                        "      for (long long i = base; i < base + 4 && i < n; ++i) {\n"
+                        "        float v = x[i];\n"
+                        "        const float r_i = reads_r ? r[i] : 0.0f;\n"
+                        "        for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n"
+                        "        y[i] = v;\n"
+                        "      }\n"
+                        "    }\n"
+                        "    return;\n"
+                        "  }\n")]},
+        "expect": {"fusion": "partial"}},
+    # stream: float4 only for aligned arrays of a multiple of 4 floats (no head, no tail), where
+    # the 16-byte-access check once ran alone; anything else all scalar. The drawn misaligned and
+    # tail cases find the scalar bulk.
+    "stream_float4_only_without_a_head_or_a_tail": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {"02-roofline/02_stream.cu": [
+            ("  // The head: at most 3 elements before out (and the inputs) reach a 16-byte boundary, or\n"
+             "  // all of them when the pointers are misaligned differently and float4 cannot be used.\n"
+             "  for (long long i = first; i < head; i += stride) out[i] = stream_scalar<kOp>(x, y, i, s);\n"
+             "  // The body: consecutive threads take consecutive float4s, so a warp moves 512\n"
+             "  // contiguous bytes per access.\n"
+             "  const float4* x4 = reinterpret_cast<const float4*>(x + head);\n"
+             "  const float4* y4 = kReadsY<kOp> ? reinterpret_cast<const float4*>(y + head) : nullptr;\n"
+             "  float4* out4 = reinterpret_cast<float4*>(out + head);\n"
+             "  for (long long v = first; v < vectors; v += stride) out4[v] = stream_vector<kOp>(x4, y4, v, s);\n"
+             "  // The tail: the 0 to 3 elements after the last whole float4.\n"
+             "  for (long long i = head + 4 * vectors + first; i < n; i += stride)\n"
+             "    out[i] = stream_scalar<kOp>(x, y, i, s);\n",
+             "  if (head == 0 && 4 * vectors == n) {\n"
+             "    // Aligned arrays of a multiple of 4 floats: float4 all the way.\n"
+             "    const float4* x4 = reinterpret_cast<const float4*>(x);\n"
+             "    const float4* y4 = kReadsY<kOp> ? reinterpret_cast<const float4*>(y) : nullptr;\n"
+             "    float4* out4 = reinterpret_cast<float4*>(out);\n"
+             "    for (long long v = first; v < vectors; v += stride) out4[v] = stream_vector<kOp>(x4, y4, v, s);\n"
+             "  } else {\n"
+             "    // Anything else (a head, a tail, misaligned pointers): plain floats, no head/body/tail split.\n"
+             "    for (long long i = first; i < n; i += stride) out[i] = stream_scalar<kOp>(x, y, i, s);\n"
+             "  }\n")]},
+        "expect": {"stream": "partial"}},
+})
+
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))

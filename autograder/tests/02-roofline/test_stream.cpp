@@ -8,6 +8,7 @@
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -212,6 +213,36 @@ TEST(Stream, UsesSixteenByteAccessesWhenTheArraysAreAligned) {
       EXPECT_LE(traffic.sectors_per_request(), 16.0)
           << name_of(k) << ", n = " << n << ": " << traffic.sectors_per_request() << " sectors per warp-wide "
           << "access; a warp's 32 float4 should be 512 neighbouring bytes (16 sectors)";
+    }
+  }
+}
+
+TEST(Stream, UsesSixteenByteAccessesWithAHeadAndATail) {
+  // The contract's head/body/tail split: where all pointers share one offset from a 16-byte
+  // boundary, only the head (up to 3 elements before the boundary) and the tail (up to 3 after
+  // the last whole float4) are scalar; the bulk still moves in 16-byte accesses. Two cases
+  // drawn from the run's seed: a misaligned start (offset 1 to 3 floats, any n) and aligned
+  // pointers with a tail (n not a multiple of 4), at sizes from 4096 to 65539, so that the
+  // float4 path cannot be kept for aligned arrays of a multiple of 4 floats only.
+  ct::Rng rng;
+  const int offset = rng.integer(1, 3);
+  const int misaligned_n = 4 * rng.integer(1024, 16384) + rng.integer(0, 3);
+  const int tail_n = 4 * rng.integer(1024, 16384) + rng.integer(1, 3);
+  struct Case { int n, offset; };
+  for (Kind k : {Kind::copy, Kind::scale, Kind::add, Kind::triad}) {
+    for (Case c : {Case{misaligned_n, offset}, Case{tail_n, 0}}) {
+      ct::GlobalTraffic traffic;
+      ASSERT_TRUE(stream_matches_cpu(rng, k, c.n, c.offset, c.offset, c.offset, 0, 256, &traffic));
+      if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
+      // The head and the tail hold at most 6 elements; 8 elements' bytes leave room.
+      const std::uint64_t wide = 16 * traffic.accesses_by_width[4];
+      const std::uint64_t allowed_narrow = 8 * bytes_per_element(k);
+      EXPECT_GE(wide + allowed_narrow, traffic.bytes())
+          << name_of(k) << ", n = " << c.n << ", all pointers " << c.offset << " floats past a 16-byte boundary: "
+          << traffic.bytes() - std::min(wide, traffic.bytes()) << " of " << traffic.bytes()
+          << " bytes moved in narrower accesses than 16 bytes (" << traffic.accesses_by_width[4]
+          << " 16-byte accesses, " << traffic.accesses_by_width[2] << " 4-byte ones); only the head (up to the "
+          << "first 16-byte boundary) and the tail (after the last whole float4) should be scalar";
     }
   }
 }
