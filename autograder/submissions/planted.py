@@ -16,6 +16,7 @@ short build deadline, so that a case about the deadline ends quickly).
 import os
 import shutil
 import sys
+import textwrap
 
 VA = "00-gpu-vs-cpu/01_vector_add.cu"
 SX = "00-gpu-vs-cpu/02_saxpy.cu"
@@ -1248,6 +1249,22 @@ CASES.update({
         "patch": {VA: [("  if (n == 0) return;\n", "  if (n == 0) return;\n  static const char* const note = R\"x(" +
                         "[" * 245000 + ")x\";\n  (void)note;\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+})
+
+
+# Work divided as taught only at the configuration a "how" check used to count, something else
+# everywhere else (a seventh red-team run: full marks each). The checks now run at a
+# configuration drawn per run from the seed, so the special case is almost never the counted one.
+# rank0_computes_every_shard's replacement: rank 0 walks every shard, the others compute empty ones.
+DPS_SHARD, DPS_RANK0_WALKS = CASES["rank0_computes_every_shard"]["patch"][DPS][0]
+CASES.update({
+    # rank 0 computes every shard, the others empty shards, except at batch 4096 (where
+    # EachRankComputesOnlyItsShard counted each rank's bytes)
+    "rank0_computes_every_shard_but_at_batch_4096": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {DPS: [(DPS_SHARD, "      if (batch != 4096) {\n" + textwrap.indent(DPS_RANK0_WALKS, "  ") +
+                         "        continue;\n      }\n" + DPS_SHARD)]},
+        "expect": {"data_parallel_step": "partial"}},
 })
 
 
