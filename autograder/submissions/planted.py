@@ -47,6 +47,32 @@ GOOD_BODY = "    c[i] = a[i] + b[i];\n"
 INC_VA = "#include \"vector_add.hpp\"\n"
 PLACEHOLDER_VA = "  const int blocks = 0;  // placeholder: a 0-block grid is rejected at launch\n"
 
+# tensor_parallel_forward's shards gathered through the host and the whole MLP computed on rank 0.
+TP_HOST_GATHER = ("  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n"
+                  "  std::vector<float> W1(static_cast<std::size_t>(H) * I), B1(H), W2(static_cast<std::size_t>(O) * H);\n"
+                  "  for (int r = 0; r < n; ++r) {\n"
+                  "    const course::Part p = course::part_of(H, n, r);\n"
+                  "    const std::size_t hs = p.size();\n"
+                  "    const std::vector<float> a = w1.download(r), bb = b1.download(r), c = w2.download(r);\n"
+                  "    for (std::size_t k = 0; k < hs * I; ++k) W1[p.begin * I + k] = a[k];\n"
+                  "    for (std::size_t k = 0; k < hs; ++k) B1[p.begin + k] = bb[k];\n"
+                  "    for (int o = 0; o < O; ++o)\n"
+                  "      for (std::size_t j = 0; j < hs; ++j) W2[static_cast<std::size_t>(o) * H + p.begin + j] = c[o * hs + j];\n"
+                  "  }\n"
+                  "  course::SymmetricBuffer<float> fw1(group, W1.size()), fb1(group, B1.size()), fw2(group, W2.size()), fh(group, static_cast<std::size_t>(batch) * H);\n"
+                  "  fw1.upload(0, W1);\n"
+                  "  fb1.upload(0, B1);\n"
+                  "  fw2.upload(0, W2);\n"
+                  "  linear(group, 0, x.on(0), fw1.on(0), fb1.on(0), fh.on(0), batch, I, H, true);\n"
+                  "  linear(group, 0, fh.on(0), fw2.on(0), nullptr, y.on(0), batch, H, O, false);\n"
+                  "  for (int r = 1; r < n; ++r) {\n"
+                  "    course::DeviceGuard guard(group.device(r));\n"
+                  "    CUDA_CHECK(cudaMemsetAsync(y.on(r), 0, out_floats * sizeof(float), group.stream(r)));\n"
+                  "  }\n"
+                  "  chain_allreduce(group, y, out_floats, scratch);\n"
+                  "  for (int r = 0; r < n; ++r) add_bias(group, r, y.on(r), b2.on(r), batch, O);\n"
+                  "  group.synchronize();\n")
+
 CASES = {
     "solutions": {"base": "solutions", "patch": {}, "expect": {}},
     "skeletons": {"base": "exercises", "patch": {}, "expect": {}},
@@ -503,32 +529,7 @@ CASES = {
     "gather_the_shards_through_the_host": {
         "base": "exercises", "lesson": "05-parallelism-nvlink",
         "patch": {TP: [("  (void)w1, (void)b1, (void)w2, (void)h, (void)scratch;\n",
-                        "  (void)h;\n"
-                        "  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n"
-                        "  std::vector<float> W1(static_cast<std::size_t>(H) * I), B1(H), "
-                        "W2(static_cast<std::size_t>(O) * H);\n"
-                        "  for (int r = 0; r < n; ++r) {\n"
-                        "    const course::Part p = course::part_of(H, n, r);\n"
-                        "    const std::size_t hs = p.size();\n"
-                        "    const std::vector<float> a = w1.download(r), bb = b1.download(r), c = w2.download(r);\n"
-                        "    for (std::size_t k = 0; k < hs * I; ++k) W1[p.begin * I + k] = a[k];\n"
-                        "    for (std::size_t k = 0; k < hs; ++k) B1[p.begin + k] = bb[k];\n"
-                        "    for (int o = 0; o < O; ++o)\n"
-                        "      for (std::size_t j = 0; j < hs; ++j) W2[static_cast<std::size_t>(o) * H + p.begin + j] = "
-                        "c[o * hs + j];\n"
-                        "  }\n"
-                        "  course::SymmetricBuffer<float> fw1(group, W1.size()), fb1(group, B1.size()), "
-                        "fw2(group, W2.size()), fh(group, static_cast<std::size_t>(batch) * H);\n"
-                        "  fw1.upload(0, W1);\n  fb1.upload(0, B1);\n  fw2.upload(0, W2);\n"
-                        "  linear(group, 0, x.on(0), fw1.on(0), fb1.on(0), fh.on(0), batch, I, H, true);\n"
-                        "  linear(group, 0, fh.on(0), fw2.on(0), nullptr, y.on(0), batch, H, O, false);\n"
-                        "  for (int r = 1; r < n; ++r) {\n"
-                        "    course::DeviceGuard guard(group.device(r));\n"
-                        "    CUDA_CHECK(cudaMemsetAsync(y.on(r), 0, out_floats * sizeof(float), group.stream(r)));\n"
-                        "  }\n"
-                        "  chain_allreduce(group, y, out_floats, scratch);\n"
-                        "  for (int r = 0; r < n; ++r) add_bias(group, r, y.on(r), b2.on(r), batch, O);\n"
-                        "  group.synchronize();\n")]},
+                        "  (void)h;\n" + TP_HOST_GATHER)]},
         "expect": {"tensor_parallel_mlp": "partial"}},
     # From a second red-team run (2026-11-26). Host code reading device memory with the C
     # library's memcpy: a segmentation fault on a GPU, and on the simulator since every library
@@ -1257,6 +1258,7 @@ CASES.update({
 # configuration drawn per run from the seed, so the special case is almost never the counted one.
 # rank0_computes_every_shard's replacement: rank 0 walks every shard, the others compute empty ones.
 DPS_SHARD, DPS_RANK0_WALKS = CASES["rank0_computes_every_shard"]["patch"][DPS][0]
+TP_BEGIN = "  // BEGIN YOUR CODE\n  for (int r : group.local_ranks()) {\n    const int hs"
 CASES.update({
     # rank 0 computes every shard, the others empty shards, except at batch 4096 (where
     # EachRankComputesOnlyItsShard counted each rank's bytes)
@@ -1265,6 +1267,19 @@ CASES.update({
         "patch": {DPS: [(DPS_SHARD, "      if (batch != 4096) {\n" + textwrap.indent(DPS_RANK0_WALKS, "  ") +
                          "        continue;\n      }\n" + DPS_SHARD)]},
         "expect": {"data_parallel_step": "partial"}},
+    # the shards gathered through the host and the whole MLP on rank 0, except for shape 10-30-6
+    # with batch 7 (where both traffic checks ran)
+    "host_gathered_mlp_but_at_the_counted_shape": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {TP: [("#include <stdexcept>\n", "#include <stdexcept>\n#include <vector>\n"),
+                       (TP_BEGIN,
+                        "  // BEGIN YOUR CODE\n"
+                        "  if (!(shape.inputs == 10 && shape.hidden == 30 && shape.outputs == 6 && batch == 7)) {\n"
+                        + textwrap.indent(TP_HOST_GATHER, "  ") +
+                        "    return;\n"
+                        "  }\n"
+                        "  for (int r : group.local_ranks()) {\n    const int hs")]},
+        "expect": {"tensor_parallel_mlp": "partial"}},
 })
 
 
