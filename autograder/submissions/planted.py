@@ -1283,6 +1283,18 @@ CASES.update({
 })
 
 
+# Lesson 04's asynchrony and concurrency checks, once each at one fixed configuration (a seventh
+# red-team run: full marks each); each now runs at a configuration drawn per run from the seed.
+PC_COPY = "  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n"
+CASES.update({
+    # upload_pinned_async waits for its copy, except at 64 MiB (where both asynchrony checks ran)
+    "pinned_upload_waits_but_at_64_mib": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PC: [(PC_COPY, PC_COPY + "  if (bytes != (std::size_t(64) << 20)) CUDA_CHECK(cudaStreamSynchronize(stream));\n")]},
+        "expect": {"pinned_copy": "partial"}},
+})
+
+
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
 # ends a run at 10 minutes, and a run it ends records no score at all): each test program would
 # be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because
