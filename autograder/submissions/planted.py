@@ -1286,12 +1286,29 @@ CASES.update({
 # Lesson 04's asynchrony and concurrency checks, once each at one fixed configuration (a seventh
 # red-team run: full marks each); each now runs at a configuration drawn per run from the seed.
 PC_COPY = "  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n"
+OV_BEGIN = "    // BEGIN YOUR CODE\n    // Host slot s was last read by the copy of batch b - depth: wait for that copy only.\n"
 CASES.update({
     # upload_pinned_async waits for its copy, except at 64 MiB (where both asynchrony checks ran)
     "pinned_upload_waits_but_at_64_mib": {
         "base": "solutions", "lesson": "04-data-loading",
         "patch": {PC: [(PC_COPY, PC_COPY + "  if (bytes != (std::size_t(64) << 20)) CUDA_CHECK(cudaStreamSynchronize(stream));\n")]},
         "expect": {"pinned_copy": "partial"}},
+    # the synchronous loop, except for depth 2, 12 batches of 256 x 1024 (the modelled-timeline
+    # check's shape)
+    "overlap_synchronous_but_at_the_timed_shape": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {OV: [(OV_BEGIN,
+                        "    // BEGIN YOUR CODE\n"
+                        "    if (!(depth == 2 && config.batches == 12 && config.rows == 256 && config.features == 1024)) {\n"
+                        "      source(b, p.host[s]);\n"
+                        "      CUDA_CHECK(cudaMemcpy(p.device[s], p.host[s], bytes, cudaMemcpyHostToDevice));\n"
+                        "      launch_train_step(d_weights, p.device[s], config.rows, config.features, config.repeats,\n"
+                        "                        p.compute_stream);\n"
+                        "      CUDA_CHECK(cudaStreamSynchronize(p.compute_stream));\n"
+                        "      continue;\n"
+                        "    }\n"
+                        "    // Host slot s was last read by the copy of batch b - depth: wait for that copy only.\n")]},
+        "expect": {"overlap": "partial"}},
 })
 
 
