@@ -1287,6 +1287,7 @@ CASES.update({
 # red-team run: full marks each); each now runs at a configuration drawn per run from the seed.
 PC_COPY = "  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n"
 OV_BEGIN = "    // BEGIN YOUR CODE\n    // Host slot s was last read by the copy of batch b - depth: wait for that copy only.\n"
+PR_READ = "    std::exception_ptr error;\n    try {\n      read_batch(b, *slot);\n"
 CASES.update({
     # upload_pinned_async waits for its copy, except at 64 MiB (where both asynchrony checks ran)
     "pinned_upload_waits_but_at_64_mib": {
@@ -1309,6 +1310,17 @@ CASES.update({
                         "    }\n"
                         "    // Host slot s was last read by the copy of batch b - depth: wait for that copy only.\n")]},
         "expect": {"overlap": "partial"}},
+    # reads take turns behind a lock of their own, except with 4 workers, 8 slots and batches of
+    # 16 (the named-pipe concurrency test's configuration)
+    "ring_reads_take_turns_but_in_the_tested_config": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PR: [(PR_READ,
+                        "    std::exception_ptr error;\n"
+                        "    static std::mutex one_reader_at_a_time;\n"
+                        "    std::unique_lock<std::mutex> turn(one_reader_at_a_time, std::defer_lock);\n"
+                        "    if (!(config.workers == 4 && config.slots == 8 && config.batch_size == 16)) turn.lock();\n"
+                        "    try {\n      read_batch(b, *slot);\n")]},
+        "expect": {"prefetch_ring": "partial"}},
 })
 
 
