@@ -16,6 +16,7 @@ short build deadline, so that a case about the deadline ends quickly).
 import os
 import shutil
 import sys
+import textwrap
 
 VA = "00-gpu-vs-cpu/01_vector_add.cu"
 SX = "00-gpu-vs-cpu/02_saxpy.cu"
@@ -45,6 +46,32 @@ SOLUTION_FILE_FROM_SUBMISSION = "../../" + "solutions/00-gpu-vs-cpu/01_vector_ad
 GOOD_BODY = "    c[i] = a[i] + b[i];\n"
 INC_VA = "#include \"vector_add.hpp\"\n"
 PLACEHOLDER_VA = "  const int blocks = 0;  // placeholder: a 0-block grid is rejected at launch\n"
+
+# tensor_parallel_forward's shards gathered through the host and the whole MLP computed on rank 0.
+TP_HOST_GATHER = ("  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n"
+                  "  std::vector<float> W1(static_cast<std::size_t>(H) * I), B1(H), W2(static_cast<std::size_t>(O) * H);\n"
+                  "  for (int r = 0; r < n; ++r) {\n"
+                  "    const course::Part p = course::part_of(H, n, r);\n"
+                  "    const std::size_t hs = p.size();\n"
+                  "    const std::vector<float> a = w1.download(r), bb = b1.download(r), c = w2.download(r);\n"
+                  "    for (std::size_t k = 0; k < hs * I; ++k) W1[p.begin * I + k] = a[k];\n"
+                  "    for (std::size_t k = 0; k < hs; ++k) B1[p.begin + k] = bb[k];\n"
+                  "    for (int o = 0; o < O; ++o)\n"
+                  "      for (std::size_t j = 0; j < hs; ++j) W2[static_cast<std::size_t>(o) * H + p.begin + j] = c[o * hs + j];\n"
+                  "  }\n"
+                  "  course::SymmetricBuffer<float> fw1(group, W1.size()), fb1(group, B1.size()), fw2(group, W2.size()), fh(group, static_cast<std::size_t>(batch) * H);\n"
+                  "  fw1.upload(0, W1);\n"
+                  "  fb1.upload(0, B1);\n"
+                  "  fw2.upload(0, W2);\n"
+                  "  linear(group, 0, x.on(0), fw1.on(0), fb1.on(0), fh.on(0), batch, I, H, true);\n"
+                  "  linear(group, 0, fh.on(0), fw2.on(0), nullptr, y.on(0), batch, H, O, false);\n"
+                  "  for (int r = 1; r < n; ++r) {\n"
+                  "    course::DeviceGuard guard(group.device(r));\n"
+                  "    CUDA_CHECK(cudaMemsetAsync(y.on(r), 0, out_floats * sizeof(float), group.stream(r)));\n"
+                  "  }\n"
+                  "  chain_allreduce(group, y, out_floats, scratch);\n"
+                  "  for (int r = 0; r < n; ++r) add_bias(group, r, y.on(r), b2.on(r), batch, O);\n"
+                  "  group.synchronize();\n")
 
 CASES = {
     "solutions": {"base": "solutions", "patch": {}, "expect": {}},
@@ -502,32 +529,7 @@ CASES = {
     "gather_the_shards_through_the_host": {
         "base": "exercises", "lesson": "05-parallelism-nvlink",
         "patch": {TP: [("  (void)w1, (void)b1, (void)w2, (void)h, (void)scratch;\n",
-                        "  (void)h;\n"
-                        "  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n"
-                        "  std::vector<float> W1(static_cast<std::size_t>(H) * I), B1(H), "
-                        "W2(static_cast<std::size_t>(O) * H);\n"
-                        "  for (int r = 0; r < n; ++r) {\n"
-                        "    const course::Part p = course::part_of(H, n, r);\n"
-                        "    const std::size_t hs = p.size();\n"
-                        "    const std::vector<float> a = w1.download(r), bb = b1.download(r), c = w2.download(r);\n"
-                        "    for (std::size_t k = 0; k < hs * I; ++k) W1[p.begin * I + k] = a[k];\n"
-                        "    for (std::size_t k = 0; k < hs; ++k) B1[p.begin + k] = bb[k];\n"
-                        "    for (int o = 0; o < O; ++o)\n"
-                        "      for (std::size_t j = 0; j < hs; ++j) W2[static_cast<std::size_t>(o) * H + p.begin + j] = "
-                        "c[o * hs + j];\n"
-                        "  }\n"
-                        "  course::SymmetricBuffer<float> fw1(group, W1.size()), fb1(group, B1.size()), "
-                        "fw2(group, W2.size()), fh(group, static_cast<std::size_t>(batch) * H);\n"
-                        "  fw1.upload(0, W1);\n  fb1.upload(0, B1);\n  fw2.upload(0, W2);\n"
-                        "  linear(group, 0, x.on(0), fw1.on(0), fb1.on(0), fh.on(0), batch, I, H, true);\n"
-                        "  linear(group, 0, fh.on(0), fw2.on(0), nullptr, y.on(0), batch, H, O, false);\n"
-                        "  for (int r = 1; r < n; ++r) {\n"
-                        "    course::DeviceGuard guard(group.device(r));\n"
-                        "    CUDA_CHECK(cudaMemsetAsync(y.on(r), 0, out_floats * sizeof(float), group.stream(r)));\n"
-                        "  }\n"
-                        "  chain_allreduce(group, y, out_floats, scratch);\n"
-                        "  for (int r = 0; r < n; ++r) add_bias(group, r, y.on(r), b2.on(r), batch, O);\n"
-                        "  group.synchronize();\n")]},
+                        "  (void)h;\n" + TP_HOST_GATHER)]},
         "expect": {"tensor_parallel_mlp": "partial"}},
     # From a second red-team run (2026-11-26). Host code reading device memory with the C
     # library's memcpy: a segmentation fault on a GPU, and on the simulator since every library
@@ -1272,6 +1274,77 @@ CASES["ring_allreduce_star_at_the_performance_shape"] = {
                     "    return;\n"
                     "  }\n")]},
     "expect": {"ring_allreduce": "partial"}, "performance": {"ring_allreduce": "zero"}}
+
+
+# Work divided as taught only at the configuration a "how" check used to count, something else
+# everywhere else (a seventh red-team run: full marks each). The checks now run at a
+# configuration drawn per run from the seed, so the special case is almost never the counted one.
+# rank0_computes_every_shard's replacement: rank 0 walks every shard, the others compute empty ones.
+DPS_SHARD, DPS_RANK0_WALKS = CASES["rank0_computes_every_shard"]["patch"][DPS][0]
+TP_BEGIN = "  // BEGIN YOUR CODE\n  for (int r : group.local_ranks()) {\n    const int hs"
+CASES.update({
+    # rank 0 computes every shard, the others empty shards, except at batch 4096 (where
+    # EachRankComputesOnlyItsShard counted each rank's bytes)
+    "rank0_computes_every_shard_but_at_batch_4096": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {DPS: [(DPS_SHARD, "      if (batch != 4096) {\n" + textwrap.indent(DPS_RANK0_WALKS, "  ") +
+                         "        continue;\n      }\n" + DPS_SHARD)]},
+        "expect": {"data_parallel_step": "partial"}},
+    # the shards gathered through the host and the whole MLP on rank 0, except for shape 10-30-6
+    # with batch 7 (where both traffic checks ran)
+    "host_gathered_mlp_but_at_the_counted_shape": {
+        "base": "solutions", "lesson": "05-parallelism-nvlink",
+        "patch": {TP: [("#include <stdexcept>\n", "#include <stdexcept>\n#include <vector>\n"),
+                       (TP_BEGIN,
+                        "  // BEGIN YOUR CODE\n"
+                        "  if (!(shape.inputs == 10 && shape.hidden == 30 && shape.outputs == 6 && batch == 7)) {\n"
+                        + textwrap.indent(TP_HOST_GATHER, "  ") +
+                        "    return;\n"
+                        "  }\n"
+                        "  for (int r : group.local_ranks()) {\n    const int hs")]},
+        "expect": {"tensor_parallel_mlp": "partial"}},
+})
+
+
+# Lesson 04's asynchrony and concurrency checks, once each at one fixed configuration (a seventh
+# red-team run: full marks each); each now runs at a configuration drawn per run from the seed.
+PC_COPY = "  CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src.data(), bytes, cudaMemcpyHostToDevice, stream));\n"
+OV_BEGIN = "    // BEGIN YOUR CODE\n    // Host slot s was last read by the copy of batch b - depth: wait for that copy only.\n"
+PR_READ = "    std::exception_ptr error;\n    try {\n      read_batch(b, *slot);\n"
+CASES.update({
+    # upload_pinned_async waits for its copy, except at 64 MiB (where both asynchrony checks ran)
+    "pinned_upload_waits_but_at_64_mib": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PC: [(PC_COPY, PC_COPY + "  if (bytes != (std::size_t(64) << 20)) CUDA_CHECK(cudaStreamSynchronize(stream));\n")]},
+        "expect": {"pinned_copy": "partial"}},
+    # the synchronous loop, except for depth 2, 12 batches of 256 x 1024 (the modelled-timeline
+    # check's shape)
+    "overlap_synchronous_but_at_the_timed_shape": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {OV: [(OV_BEGIN,
+                        "    // BEGIN YOUR CODE\n"
+                        "    if (!(depth == 2 && config.batches == 12 && config.rows == 256 && config.features == 1024)) {\n"
+                        "      source(b, p.host[s]);\n"
+                        "      CUDA_CHECK(cudaMemcpy(p.device[s], p.host[s], bytes, cudaMemcpyHostToDevice));\n"
+                        "      launch_train_step(d_weights, p.device[s], config.rows, config.features, config.repeats,\n"
+                        "                        p.compute_stream);\n"
+                        "      CUDA_CHECK(cudaStreamSynchronize(p.compute_stream));\n"
+                        "      continue;\n"
+                        "    }\n"
+                        "    // Host slot s was last read by the copy of batch b - depth: wait for that copy only.\n")]},
+        "expect": {"overlap": "partial"}},
+    # reads take turns behind a lock of their own, except with 4 workers, 8 slots and batches of
+    # 16 (the named-pipe concurrency test's configuration)
+    "ring_reads_take_turns_but_in_the_tested_config": {
+        "base": "solutions", "lesson": "04-data-loading",
+        "patch": {PR: [(PR_READ,
+                        "    std::exception_ptr error;\n"
+                        "    static std::mutex one_reader_at_a_time;\n"
+                        "    std::unique_lock<std::mutex> turn(one_reader_at_a_time, std::defer_lock);\n"
+                        "    if (!(config.workers == 4 && config.slots == 8 && config.batch_size == 16)) turn.lock();\n"
+                        "    try {\n      read_batch(b, *slot);\n")]},
+        "expect": {"prefetch_ring": "partial"}},
+})
 
 
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope

@@ -399,19 +399,30 @@ TEST(PrefetchRing, WorkersReadAtTheSameTime) {
   // gets the header at once and the records only once another file also has a reader waiting
   // for its records (or after 5 s). Workers that take turns (a single thread, or a lock held
   // across the read) never have two reads open at once.
-  const PipedDataset data(16, 16, 16);
+  //
+  // The configuration is drawn per run from the run's seed (2-6 workers, workers to 2 x workers
+  // + 2 slots, batches of 4-32 samples, one batch per file, 6-20 files, 4-32 features; the other
+  // tests' configurations lie in that range): a fixed one (4 workers, 8 slots, batches of 16) let
+  // a submission read concurrently there only and take turns everywhere else (a seventh
+  // red-team run, 25/25).
+  ct::Rng rng;
+  const int workers = rng.integer(2, 6), slots = rng.integer(workers, 2 * workers + 2);
+  const int batch = rng.integer(4, 32), files = rng.integer(6, 20), features = rng.integer(4, 32);
+  std::printf("[ COURSE   ] drawn: %d workers, %d slots, %d files of one batch of %d samples, %d features\n",
+              workers, slots, files, batch, features);
+  const PipedDataset data(files, static_cast<std::uint32_t>(batch), static_cast<std::uint32_t>(features));
   std::int64_t seen = 0;
   const std::string outcome = run_with_deadline(30s, [&] {
-    PrefetchRing ring(RingConfig{data.files(), 16, 4, 8, nullptr});
-    seen = drain_and_check(ring, 16, data.samples(), data.features());
+    PrefetchRing ring(RingConfig{data.files(), batch, workers, slots, nullptr});
+    seen = drain_and_check(ring, batch, data.samples(), data.features());
   });
   ASSERT_EQ(outcome, "");
-  ASSERT_EQ(seen, 16) << "256 samples in batches of 16";
+  ASSERT_EQ(seen, files) << data.samples() << " samples in batches of " << batch;
   EXPECT_TRUE(data.two_reads_met())
-      << "with 4 workers and 8 free slots, no two workers were ever reading at the same time: a worker "
-         "must read and preprocess its batch without holding the ring's lock (or any lock of its own), "
-         "and every worker must run (config.workers threads), so that reading batch b+1 overlaps reading "
-         "batch b";
+      << "with " << workers << " workers and " << slots << " free slots, no two workers were ever reading at the "
+         "same time: a worker must read and preprocess its batch without holding the ring's lock (or any lock of "
+         "its own), and every worker must run (config.workers threads), so that reading batch b+1 overlaps "
+         "reading batch b";
 }
 
 TEST(PrefetchRing, HoldingEverySlotBlocksTheNextBatch) {

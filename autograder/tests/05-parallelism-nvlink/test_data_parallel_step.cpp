@@ -164,14 +164,23 @@ TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
   // Data parallelism divides the batch: n ranks together do the forward and backward work of
   // one device, plus n copies of the (small) per-parameter work. Every rank computing the
   // whole batch (and scaling its gradient down) trains the same weights with n times the work.
-  // Counted on the simulator: a 4-8-2 MLP (58 parameters) on 4096 samples, where the
-  // per-sample work is nearly all of it.
+  // Counted on the simulator, at a configuration drawn per run from the run's seed: one of the
+  // MLP shapes the other tests use (or 4-8-2), a batch of 1536 to 8192 samples (the per-sample
+  // work is nearly all of it there) and 2, 3, 4 or 8 ranks. A fixed configuration let a
+  // submission recognise the counted call and divide the batch there only (red-team run 7:
+  // rank 0 computed every shard except at batch 4096, full marks).
   ct::Rng rng;
-  const int batch = 4096, steps = 1;
-  const Problem pr = make_problem(rng, MlpShape{4, 8, 2}, batch);
+  const MlpShape shapes[] = {{4, 8, 2}, {5, 13, 3}, {6, 11, 4}, {7, 19, 5}, {4, 9, 3}};
+  const MlpShape shape = shapes[rng.integer(0, 4)];
+  const int group_sizes[] = {2, 3, 4, 8};
+  const int drawn_ranks = group_sizes[rng.integer(0, 3)];
+  const int batch = rng.integer(1536, 8192), steps = 1;
+  std::printf("[ COURSE   ] drawn: shape %d-%d-%d, batch %d, %d ranks\n", shape.inputs, shape.hidden,
+              shape.outputs, batch, drawn_ranks);
+  const Problem pr = make_problem(rng, shape, batch);
   std::uint64_t bytes[2] = {0, 0};
-  std::vector<std::uint64_t> rank_bytes;  // with 4 ranks, each rank's device's
-  const int ranks[2] = {1, 4};
+  std::vector<std::uint64_t> rank_bytes;  // with several ranks, each rank's device's
+  const int ranks[2] = {1, drawn_ranks};
   for (int i = 0; i < 2; ++i) {
     course::RankGroup group(ranks[i]);
     course::SymmetricBuffer<float> params(group, pr.params.size()), x(group, pr.x.size()), t(group, pr.t.size());
@@ -196,7 +205,7 @@ TEST(DataParallelStep, EachRankComputesOnlyItsShard) {
   // bytes per parameter per rank; the per-sample work is about a megabyte here.
   const std::uint64_t per_parameter = 4ull * 1024 * pr.shape.parameters();
   EXPECT_LE(bytes[1], bytes[0] + per_parameter)
-      << "4 ranks moved " << bytes[1] << " bytes of global and host memory, 1 rank " << bytes[0]
+      << ranks[1] << " ranks moved " << bytes[1] << " bytes of global and host memory, 1 rank " << bytes[0]
       << ": each rank should compute the forward and backward pass of its own shard of the batch "
          "(batch / n samples), not of the whole batch";
   // And against what one pass over the batch costs, not only against the submission's own run
