@@ -46,6 +46,17 @@ SOLUTION_FILE_FROM_SUBMISSION = "../../" + "solutions/00-gpu-vs-cpu/01_vector_ad
 GOOD_BODY = "    c[i] = a[i] + b[i];\n"
 INC_VA = "#include \"vector_add.hpp\"\n"
 PLACEHOLDER_VA = "  const int blocks = 0;  // placeholder: a 0-block grid is rejected at launch\n"
+# The fused kernel's loop run by a quarter of the threads, each walking 4 neighbouring elements
+# (a quarter of each sector used); the outer loop's closing brace is the base file's.
+FU_QUARTER_THREADS = ("  const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                      "  if (tid % 4 != 0) return;\n"
+                      "  for (long long base = tid; base < n; base += stride) {\n"
+                      "    for (long long i = base; i < base + 4 && i < n; ++i) {\n"
+                      "      float v = x[i];\n"
+                      "      const float r_i = reads_r ? r[i] : 0.0f;\n"
+                      "      for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n"
+                      "      y[i] = v;\n"
+                      "    }\n")
 
 # tensor_parallel_forward's shards gathered through the host and the whole MLP computed on rank 0.
 TP_HOST_GATHER = ("  const int I = shape.inputs, H = shape.hidden, O = shape.outputs;\n"
@@ -783,7 +794,7 @@ CASES = {
             ],
             '02-roofline/05_fusion.cu': [
                 ('  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {\n    float v = x[i];                              // the only load of x[i] ...\n    const float r_i = reads_r ? r[i] : 0.0f;     // ... and of r[i], however many steps read it\n    for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n    y[i] = v;                                    // the only store: the steps lived in a register\n',
-                 '  const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n  if (tid % 4 != 0) return;\n  for (long long base = tid; base < n; base += stride) {\n    for (long long i = base; i < base + 4 && i < n; ++i) {\n      float v = x[i];\n      const float r_i = reads_r ? r[i] : 0.0f;\n      for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n      y[i] = v;\n    }\n'),
+                 FU_QUARTER_THREADS),
                 ('  // BEGIN YOUR CODE\n',
                  '  // BEGIN YOUR CODE\n  // A quarter of the threads, each walking 4 neighbouring elements (strided warp accesses).\n'),
             ],
@@ -1461,18 +1472,7 @@ CASES.update({
                         "  // BEGIN YOUR CODE\n  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n"
                         "  if (n != 4097 && n != 65537) {  // not a size whose coalescing was checked:\n"
                         "    // a quarter of the threads, each walking 4 neighbouring elements (strided warp accesses)\n"
-                        "    const long long tid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
-                        "    if (tid % 4 != 0) return;\n"
-                        "    for (long long base = tid; base < n; base += stride) {\n"
-                        "      for (long long i = base; i < base + 4 && i < n; ++i) {\n"
-                        "        float v = x[i];\n"
-                        "        const float r_i = reads_r ? r[i] : 0.0f;\n"
-                        "        for (int s = 0; s < chain.count; ++s) v = apply_step(chain.steps[s], v, r_i);\n"
-                        "        y[i] = v;\n"
-                        "      }\n"
-                        "    }\n"
-                        "    return;\n"
-                        "  }\n")]},
+                        + textwrap.indent(FU_QUARTER_THREADS, "  ") + "    }\n    return;\n  }\n")]},
         "expect": {"fusion": "partial"}},
     # stream: float4 only for aligned arrays of a multiple of 4 floats (no head, no tail), where
     # the 16-byte-access check once ran alone; anything else all scalar. The drawn misaligned and

@@ -4,8 +4,8 @@
 
 #include "course_perf.hpp"
 #include "course_test.hpp"
+#include "../../tests/01-serial-dependency/linear_scan_reference.hpp"
 
-#include <cmath>
 #include <vector>
 
 namespace ct = course::test;
@@ -25,12 +25,8 @@ TEST(CoursePerf, LinearScan) {
   course::perf::measure(
       "linear_scan", 12.0 * n, 2.0 * n, [&](int s) { launch_linear_scan(as[s], bs[s], 0.0f, h.get(), n, work.get()); },
       [&] {
-        std::vector<double> serial(n);   // the recurrence itself, in double
-        double state = 0.0;
-        for (int t = 0; t < n; ++t) serial[t] = state = double(a[t]) * state + b[t];
-        // |h| <= 1 / (1 - 0.95); about log2(n) + 8 roundings on any path through a scan (the tests' bound).
-        const double roundings = 4.0 * 1.2e-7 * (std::log2(double(n)) + 8.0);
+        const std::vector<double> serial = serial_recurrence(a, b, 0.0f);
         return course::perf::sampled_close(h.download(), [&](std::size_t i) { return serial[i]; },
-                                           ct::Tolerance{20.0 * roundings, roundings});
+                                           scan_tolerance(n, 20.0));   // |h| <= 1 / (1 - 0.95)
       });
 }

@@ -7,6 +7,7 @@
 
 #include "course_perf.hpp"
 #include "course_test.hpp"
+#include "../../tests/03-matmul-reuse/wmma_reference.hpp"
 
 #include <vector>
 
@@ -19,21 +20,17 @@ TEST(CoursePerf, WmmaMatmul) {
   const int n = course::perf::on_gpu() ? 4096 : 256;
   const std::size_t count = static_cast<std::size_t>(n) * n;
   ct::Rng rng;
-  // bf16 inputs, and the float values they hold exactly (products of bf16 are exact in fp32).
-  const auto bf16 = [&](std::vector<float>* values) {
-    std::vector<__nv_bfloat16> bits;
-    for (float v : rng.uniform(count, -1.0f, 1.0f)) bits.push_back(__float2bfloat16(v));
-    if (values)
-      for (__nv_bfloat16 h : bits) values->push_back(__bfloat162float(h));
-    return bits;
-  };
-  std::vector<float> ha, hb;
-  ct::DeviceBuffer<__nv_bfloat16> a0(bf16(&ha)), b0(bf16(&hb)), a1(bf16(nullptr)), b1(bf16(nullptr));
+  const Bf16Matrix ha = random_bf16(rng, count), hb = random_bf16(rng, count);
+  ct::DeviceBuffer<__nv_bfloat16> a0(ha.bits), b0(hb.bits), a1(random_bf16(rng, count).bits),
+      b1(random_bf16(rng, count).bits);
   ct::DeviceBuffer<float> c(count);
   const __nv_bfloat16* a[2] = {a0.get(), a1.get()};
   const __nv_bfloat16* b[2] = {b0.get(), b1.get()};
   course::perf::measure(
       "wmma_matmul", 2.0 * 2.0 * count + 4.0 * count, 2.0 * count * n,
       [&](int set) { launch_wmma_matmul(a[set], b[set], c.get(), n, n, n); },
-      [&] { return course::perf::sampled_close(c.download(), course::perf::matmul_element(ha, hb, n, n), ct::reduction_tolerance(n), 512); });
+      [&] {
+        return course::perf::sampled_close(c.download(), course::perf::matmul_element(ha.values, hb.values, n, n),
+                                           ct::reduction_tolerance(n), 512);
+      });
 }

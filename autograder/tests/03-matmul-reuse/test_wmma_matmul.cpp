@@ -12,6 +12,7 @@
 
 #include "course_test.hpp"
 #include "cuda_check.hpp"
+#include "wmma_reference.hpp"
 
 #include <string>
 #include <tuple>
@@ -20,21 +21,6 @@
 namespace ct = course::test;
 
 namespace {
-
-/// Inputs as bf16 plus the float values they hold exactly (for the CPU reference).
-struct Bf16Matrix {
-  std::vector<__nv_bfloat16> bits;
-  std::vector<float> values;
-};
-
-Bf16Matrix random_bf16(ct::Rng& rng, std::size_t count) {
-  Bf16Matrix m;
-  for (float v : rng.nonzero(count)) {
-    m.bits.push_back(__float2bfloat16(v));
-    m.values.push_back(__bfloat162float(m.bits.back()));
-  }
-  return m;
-}
 
 /// CPU reference in double from the bf16 values: products of bf16 are exact, so a GPU's only
 /// error is the fp32 accumulation, bounded by reduction_tolerance(K).
