@@ -28,7 +28,7 @@ from .rubric import load_rubric, score
 from .time_budget import OUT_OF_TIME, TimeBudget
 from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
     compiler_include_dirs, compiler_messages_for_student, defined_symbols, dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
-    overlong_lines_in, program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
+    overlong_lines_in, own_code, program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
     trusted_definitions, uncounted_memory_in, undefined_symbols, unseen_code_in
 
 LESSON_DIR = re.compile(r"^\d\d-[A-Za-z0-9_.-]+$")
@@ -629,21 +629,22 @@ def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] =
         return ("forbidden code: the file's preprocessed source, which the grader reads, is larger than %s or "
                 "took longer than %g s to make; expand fewer macros" % (_mib(build.limits.file_size),
                                                                         build.limits.timeout))
-    overlong = overlong_lines_in(text, [own])
+    own_lines = own_code(text, [own])
+    overlong = overlong_lines_in(own_lines)
     if overlong:
         return "forbidden code: %s; write the exercise as ordinary lines of code" % overlong[0]
-    asm = assembly_in(text, [own])
+    asm = assembly_in(own_lines)
     if asm:
         return "forbidden code: inline assembly (%s); an exercise is written in CUDA C++" % "; ".join(asm[:3])
-    uncounted = (uncounted_memory_in(text, [own], "threads" in facilities) + aggregate_casts_in(text, [own]) +
-                 unseen_code_in(text, [own]))
+    uncounted = (uncounted_memory_in(own_lines, "threads" in facilities) + aggregate_casts_in(own_lines) +
+                 unseen_code_in(own_lines))
     if uncounted:
         return ("forbidden code: %s. The simulator grades how the work was done from every load and store "
                 "a kernel makes, so these must be ones it sees: use CUDA's atomics (atomicAdd, atomicCAS, ...), "
                 "call memcpy, memmove, memset and the standard algorithms directly, read and write memory as "
                 "scalars or CUDA vector types (float4, ...), and leave the instrumentation on (no no_sanitize)"
                 % "; ".join(uncounted[:3]))
-    reserved = reserved_namespaces_in(text, [own])
+    reserved = reserved_namespaces_in(own_lines)
     if reserved:
         return ("forbidden code: the exercise's file opens %s; an exercise defines its own functions, not the "
                 "standard library's, GoogleTest's, the course's or the simulator's" % ", ".join(sorted(set(reserved))))

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .symbol_policy import Definition, ObjectFacts, object_violations
 
@@ -427,18 +427,18 @@ _ASM = re.compile(r"\b(asm|__asm|__asm__)\b|\bcudasim\s*::\s*ptx\s*::")
 MAX_OWN_LINE = 8192
 
 
-def overlong_lines_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
-    """Lines of the submission's own code, after macro expansion, longer than MAX_OWN_LINE."""
-    return ["a line of %d characters (%s: %s...); the grader reads lines of at most %d"
-            % (len(line), name, line.strip()[:60], MAX_OWN_LINE)
-            for name, line, _ in own_code(preprocessed, own_files, keep_long=True) if len(line) > MAX_OWN_LINE]
+class OwnLine(NamedTuple):
+    """A line of the submission's own code after macro expansion (see own_code)."""
+    file: str    # the base name of the file it comes from
+    line: str    # as the preprocessor wrote it
+    code: str    # with string and character literals blanked; "" for a line over MAX_OWN_LINE
 
 
-def own_code(preprocessed: str, own_files: Iterable[str], keep_long: bool = False) -> List[Tuple[str, str, str]]:
-    """(file name, line, line with string and character literals blanked) for the lines of
-    ``preprocessed`` (a compiler's -E output) that come from ``own_files`` (the submission's
-    folder): the submission's code after macro expansion. Lines longer than MAX_OWN_LINE are
-    left out unless ``keep_long`` (overlong_lines_in refuses them)."""
+def own_code(preprocessed: str, own_files: Iterable[str]) -> List[OwnLine]:
+    """The lines of ``preprocessed`` (a compiler's -E output) that come from ``own_files`` (the
+    submission's folder): the submission's code after macro expansion. Made once per object and
+    read by each check below. A line longer than MAX_OWN_LINE keeps no code to read
+    (overlong_lines_in refuses it)."""
     own = [os.path.realpath(f) for f in own_files]
     current, is_own = "", False
     verdicts: Dict[str, bool] = {}       # a marker names the same few files again and again
@@ -452,19 +452,23 @@ def own_code(preprocessed: str, own_files: Iterable[str], keep_long: bool = Fals
             is_own = verdicts[current]
             continue
         if is_own:
-            if len(line) > MAX_OWN_LINE:
-                if keep_long:
-                    lines.append((os.path.basename(current), line, ""))
-                continue
-            lines.append((os.path.basename(current), line, _LITERAL.sub('""', line)))
+            code = _LITERAL.sub('""', line) if len(line) <= MAX_OWN_LINE else ""
+            lines.append(OwnLine(os.path.basename(current), line, code))
     return lines
 
 
-def assembly_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+def overlong_lines_in(own: Sequence[OwnLine]) -> List[str]:
+    """Lines of the submission's own code, after macro expansion, longer than MAX_OWN_LINE."""
+    return ["a line of %d characters (%s: %s...); the grader reads lines of at most %d"
+            % (len(line), name, line.strip()[:60], MAX_OWN_LINE)
+            for name, line, _ in own if len(line) > MAX_OWN_LINE]
+
+
+def assembly_in(own: Sequence[OwnLine]) -> List[str]:
     """``asm`` statements in the submission's own code, after macro expansion (a keyword put
     together by token pasting counts too): how an object would issue a raw system call or
     pull a file in with ``.incbin`` without naming any symbol."""
-    return ["%s: %s" % (name, line.strip()[:120]) for name, line, code in own_code(preprocessed, own_files)
+    return ["%s: %s" % (name, line.strip()[:120]) for name, line, code in own
             if _ASM.search(code)]
 
 
@@ -530,12 +534,12 @@ def _aggregate_pointee(target: str) -> Optional[str]:
     return None if _SCALAR_POINTEE.match(pointee) else pointee
 
 
-def aggregate_casts_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+def aggregate_casts_in(own: Sequence[OwnLine]) -> List[str]:
     """Pointer and reference casts in the submission's own code to anything but scalars and the
     CUDA vector types, and unions: the ways to copy a struct or array of device memory as a
     whole (see _SCALAR_POINTEE)."""
     found = []
-    for name, line, code in own_code(preprocessed, own_files):
+    for name, line, code in own:
         for m in _NAMED_CAST.finditer(code):
             target = _angle_argument(code, m.end() - 1)
             pointee = _aggregate_pointee(target) if target is not None else None
@@ -604,11 +608,11 @@ def attribute_blocks(code: str) -> Iterator[Tuple[bool, str]]:
         pos = end + len(closer)
 
 
-def unseen_code_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+def unseen_code_in(own: Sequence[OwnLine]) -> List[str]:
     """Where the submission's own code makes code the simulator's counters do not instrument
     (see _ATTRIBUTE_BLOCKS and the rest above)."""
     found = []
-    for name, line, code in own_code(preprocessed, own_files):
+    for name, line, code in own:
         where = "%s: %s" % (name, line.strip()[:100])
         for bracketed, body in attribute_blocks(code):
             bad = _FORBIDDEN_ATTRIBUTES.search(body)
@@ -626,11 +630,11 @@ def unseen_code_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
     return found
 
 
-def uncounted_memory_in(preprocessed: str, own_files: Iterable[str], threads_allowed: bool) -> List[str]:
+def uncounted_memory_in(own: Sequence[OwnLine], threads_allowed: bool) -> List[str]:
     """Where the submission's own code moves memory in a way the simulator does not count (see
     _UNCOUNTED); the standard library's atomics are allowed where the exercise has threads."""
     found = []
-    for name, line, code in own_code(preprocessed, own_files):
+    for name, line, code in own:
         for pattern, what, always in _UNCOUNTED:
             if (always or not threads_allowed) and pattern.search(code):
                 found.append("%s (%s: %s)" % (what, name, line.strip()[:100]))
@@ -642,12 +646,12 @@ _REOPENED = re.compile(r"\bnamespace\s+" + _RESERVED_NAMESPACES)
 _SPECIALIZED = re.compile(r"\btemplate\s*<\s*>[^;{}]*?(?<![\w:])" + _RESERVED_NAMESPACES + r"\s*::")
 
 
-def reserved_namespaces_in(preprocessed: str, own_files: Iterable[str]) -> List[str]:
+def reserved_namespaces_in(own: Sequence[OwnLine]) -> List[str]:
     """Where the submission's own code reopens a namespace of the standard library, GoogleTest,
     the harness or the simulator, or specializes one of their templates: the way to give a
     function the test program also uses a body of the submission's choosing (the linker keeps
     one copy of an inline function or template instance, and may keep the submission's)."""
-    code = "\n".join(code for _, _, code in own_code(preprocessed, own_files))
+    code = "\n".join(code for _, _, code in own)
     code = re.sub(r"\busing\s+namespace\b", "using", code)      # a using-directive opens nothing
     found = ["namespace " + m.group(1) for m in _REOPENED.finditer(code)]
     found += ["a specialization in namespace " + m.group(1) for m in _SPECIALIZED.finditer(code)]

@@ -8,7 +8,7 @@ from course.symbol_policy import Definition, import_verdict, definition_verdict,
 from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in,
                               unseen_code_in, compiler_include_dirs, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
-                              overlong_lines_in, preprocess_command, program_output_for_student,
+                              overlong_lines_in, own_code, preprocess_command, program_output_for_student,
                               reserved_namespaces_in, sign, solution_includes)
 
 KEY = bytes(range(32))
@@ -206,14 +206,14 @@ class ObjectChecksTest(unittest.TestCase):
                          ['#include "../solutions/00/a.cu"'])
         line = "  const char* s = R\"x(" + "[" * 245000 + ")x\";\n"
         pp = '# 1 "/tmp/sub/02/01_a.cu"\n' + "[[" * 100000 + "\n" + '__attribute__((section("x"))) int a;\n'
-        self.assertEqual(len(unseen_code_in(pp, ["/tmp/sub"])), 1)           # the attribute after them, found
-        self.assertEqual(len(overlong_lines_in('# 1 "/tmp/sub/02/01_a.cu"\n' + line, ["/tmp/sub"])), 1)
+        self.assertEqual(len(unseen_code_in(own_code(pp, ["/tmp/sub"]))), 1)           # the attribute after them, found
+        self.assertEqual(len(overlong_lines_in(own_code('# 1 "/tmp/sub/02/01_a.cu"\n' + line, ["/tmp/sub"]))), 1)
         self.assertLess(time.monotonic() - started, 20.0)
 
     def test_attribute_blocks_end_at_their_first_closer(self):
         pp = ('# 1 "/tmp/sub/00/01_a.cu"\n'
               'x [[clang::noinline]] y = f([a[1]]); __declspec(naked) void g(); [[unclosed\n')
-        found = unseen_code_in(pp, ["/tmp/sub"])
+        found = unseen_code_in(own_code(pp, ["/tmp/sub"]))
         self.assertEqual(len(found), 2, found)
         self.assertIn("noinline", found[0])
         self.assertIn("naked", found[1])
@@ -258,10 +258,10 @@ class ObjectChecksTest(unittest.TestCase):
         pp = ('# 1 "/tmp/sub/00/01_a.cu"\nconst char* s = "asm";\n# 5 "/usr/include/stdio.h" 3\n'
               'extern int printf(const char*, ...) __asm__("printf");\n# 9 "/tmp/sub/00/01_a.cu" 2\n'
               '__asm__(".incbin \\"/r/solutions/a.cu\\"");\n')
-        found = assembly_in(pp, ["/tmp/sub"])
+        found = assembly_in(own_code(pp, ["/tmp/sub"]))
         self.assertEqual(len(found), 1)
         self.assertIn(".incbin", found[0])
-        self.assertEqual(assembly_in(pp.replace("__asm__(", "f("), ["/tmp/sub"]), [])
+        self.assertEqual(assembly_in(own_code(pp.replace("__asm__(", "f("), ["/tmp/sub"])), [])
 
     def test_memory_moved_past_the_counters_in_the_submissions_own_lines(self):
         head = ('# 1 "/usr/include/c++/12/atomic" 3\nstruct atomic { void f() { __atomic_fetch_add(p, 1, 0); } };\n'
@@ -275,7 +275,7 @@ class ObjectChecksTest(unittest.TestCase):
                 ("  auto cp = &memmove;\n", False, 1),
                 ("  memcpy(a, b, n);  std::memset(a, 0, n);\n", False, 0),
                 ("  atomicAdd(result, sum);  const char* s = \"__atomic_x memcpy\";\n", False, 0)]:
-            self.assertEqual(len(uncounted_memory_in(head + code, ["/tmp/sub"], threads)), found, code)
+            self.assertEqual(len(uncounted_memory_in(own_code(head + code, ["/tmp/sub"]), threads)), found, code)
 
     def test_whole_structs_and_arrays_through_casts_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/array" 3\nauto p = reinterpret_cast<const Tp*>(q);\n# 4 "/tmp/sub/01/02_scan.cu"\n'
@@ -291,7 +291,7 @@ class ObjectChecksTest(unittest.TestCase):
                 ("cudaMalloc(reinterpret_cast<void**>(&d), n); auto* w = reinterpret_cast<std::int64_t*>(&b);\n", 0),
                 ("char* c = static_cast<char*>(p); float* f = (float*)v; int y = (a * b) + (c);\n", 0),
                 ("auto f = reinterpret_cast<void (*)(int)>(g); auto h = reinterpret_cast<const __half2*>(p);\n", 0)]:
-            self.assertEqual(len(aggregate_casts_in(head + code, ["/tmp/sub"])), found, code)
+            self.assertEqual(len(aggregate_casts_in(own_code(head + code, ["/tmp/sub"]))), found, code)
 
     def test_code_the_counters_cannot_see_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/numeric" 3\nauto p = std::inner_product<T*>;\n# 4 "/tmp/sub/03/01_dot.cu"\n'
@@ -315,7 +315,7 @@ class ObjectChecksTest(unittest.TestCase):
                 ("std::sort(v.begin(), v.end()); auto m = std::max(a, b); x = std::min<int>(a, b);\n", 0),
                 ("flag.load(std::memory_order_acquire); std::size_t n = sizeof(std::size_t);\n", 0),
                 ("std::ifstream f(p, std::ios::binary); const int k = c ? std::max(a, b) : d;\n", 0)]:
-            self.assertEqual(len(unseen_code_in(head + code, ["/tmp/sub"])), found, code)
+            self.assertEqual(len(unseen_code_in(own_code(head + code, ["/tmp/sub"]))), found, code)
 
     def test_reserved_namespaces_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/sstream" 3\nnamespace std { template <> class x<int>; }\n# 4 "/tmp/sub/01_a.cu"\n'
@@ -325,7 +325,7 @@ class ObjectChecksTest(unittest.TestCase):
                             ("namespace mine { template <> int f<int>(); }\nusing namespace std;\n", 0),
                             ("const char* s = \"namespace std {\";\nstd::vector<int> v;\n", 0),
                             ("template <> int mine::std_like<int>::f() { return 0; }\n", 0)]:
-            self.assertEqual(len(reserved_namespaces_in(head + code, ["/tmp/sub"])), found, code)
+            self.assertEqual(len(reserved_namespaces_in(own_code(head + code, ["/tmp/sub"]))), found, code)
 
     def test_preprocess_command(self):
         self.assertEqual(preprocess_command("/usr/bin/clang++ -I/x -O2 -fsanitize-coverage=a -MD -MT o.o -MF o.d "
