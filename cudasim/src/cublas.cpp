@@ -180,12 +180,14 @@ struct LibraryCost {
   bool tensor_cores = false;
 };
 
-/// A GEMM's cost: 2mnk FLOPs, A and B read and C written once (read too when beta may be
-/// non-zero), per batch.
-LibraryCost gemm_cost(int m, int n, int k, int batch, std::size_t ab_element, std::size_t c_element, bool tensor) {
+/// A GEMM's cost: 2mnk FLOPs, A and B read and C written once (read too when `reads_c`: beta
+/// may be non-zero), per batch.
+LibraryCost gemm_cost(int m, int n, int k, int batch, std::size_t ab_element, std::size_t c_element, bool tensor,
+                      bool reads_c) {
   const auto M = static_cast<std::uint64_t>(m), N = static_cast<std::uint64_t>(n), K = static_cast<std::uint64_t>(k);
   const auto B = static_cast<std::uint64_t>(batch);
-  return {2 * M * N * K * B, ((M * K + K * N) * ab_element + 2 * M * N * c_element) * B, tensor};
+  const std::uint64_t c_passes = reads_c ? 2 : 1;
+  return {2 * M * N * K * B, ((M * K + K * N) * ab_element + c_passes * M * N * c_element) * B, tensor};
 }
 
 /// Queues `work` on the handle's stream, or a fault instead of it when an operand is not
@@ -239,6 +241,8 @@ struct Scalar {
   T value{};
   const T* device = nullptr;
   T get() const { return device ? *device : value; }
+  /// Whether the value may be non-zero when the call runs (one in device memory may be).
+  bool may_be_nonzero() const { return device != nullptr || value != T(0); }
 };
 
 template <class T>
@@ -339,7 +343,7 @@ cublasStatus_t gemm_call(const char* api, cublasHandle_t handle, cublasOperation
           gemm(to_cblas(transa), to_cblas(transb), m, n, k, a_value, A + i * stride_a, lda,
                B + i * stride_b, ldb, b_value, C + i * stride_c, ldc);
       },
-      false, gemm_cost(m, n, k, batch, sizeof(T), sizeof(T), false));
+      false, gemm_cost(m, n, k, batch, sizeof(T), sizeof(T), false, b_scalar.may_be_nonzero()));
 }
 
 /// Level-1 reductions: the result goes to a host pointer (the call waits) or a device pointer.
@@ -729,7 +733,8 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
           }
       },
       false,
-      gemm_cost(m, n, k, 1, Atype == CUDA_R_16BF ? 2 : 4, Ctype == CUDA_R_16BF ? 2 : 4, Atype == CUDA_R_16BF));
+      gemm_cost(m, n, k, 1, Atype == CUDA_R_16BF ? 2 : 4, Ctype == CUDA_R_16BF ? 2 : 4, Atype == CUDA_R_16BF,
+                b_scalar.may_be_nonzero()));
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,

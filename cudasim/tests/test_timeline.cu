@@ -320,8 +320,18 @@ TEST_F(Timeline, AMemsetAndACublasGemmTakeTheirRooflineTime) {
   ASSERT_EQ(spans.size(), 1u);
   EXPECT_EQ(spans[0].kind, "library");
   EXPECT_EQ(spans[0].name, "cublasSgemm");
+  // With beta = 0 the GEMM reads A and B and writes C: three matrices of N x N floats.
   const std::uint64_t N = n;
   EXPECT_NEAR(spans[0].end_ns - spans[0].start_ns,
+              cudasim::model_library_call(2 * N * N * N, 3 * N * N * 4, false, false, gpu).total_ns, kNs);
+  // With beta = 1 it reads C too.
+  cudasim::reset_timeline();
+  ASSERT_EQ(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a_, n, a_, n, &one, b_, n),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cudaStreamSynchronize(s1_), cudaSuccess);
+  const std::vector<cudasim::TimelineSpan> accumulating = device_spans();
+  ASSERT_EQ(accumulating.size(), 1u);
+  EXPECT_NEAR(accumulating[0].end_ns - accumulating[0].start_ns,
               cudasim::model_library_call(2 * N * N * N, 4 * N * N * 4, false, false, gpu).total_ns, kNs);
   EXPECT_EQ(cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
 }
