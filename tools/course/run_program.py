@@ -360,10 +360,10 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
 # The lessons' experiments whose figures are the modelled clock's on the simulator: ``run``
 # turns --model-time on for them there, unless --wall-time asks for CPU time. Each one prints
 # "modelled <GPU>" beside its figures and holds its lesson's formula on that clock (issue 16).
-# Not yet: batch_sweep keeps its own hand model (of the same GPU table). roofline_demo runs
-# through ./course roofline, which reads its modelled times.
+# roofline_demo runs through ./course roofline, which reads its modelled times.
 MODELLED_BY_DEFAULT = ("lessons/01-serial-dependency/tokens_per_second.cu",
                        "lessons/02-roofline/fusion_experiment.cu",
+                       "lessons/03-matmul-reuse/batch_sweep.cu",
                        "lessons/04-data-loading/loader_benchmark.cu",
                        "lessons/05-parallelism-nvlink/parallelism_experiment.cu")
 
