@@ -580,8 +580,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (worker < 0) ::_exit(127);
     if (worker == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::dup2(channel, kChannel) < 0) ::_exit(127);
-      if (shared_file >= 0 && ::dup2(shared_file, kSharedMemoryFile) < 0) ::_exit(127);
+      // Both descriptors go above the worker's numbers first. Either may already be 3 or 4
+      // (another judge thread closing a descriptor while this one is set up can leave a low
+      // number free): dup2(channel, 3) would then close a memory file that was 3, and a dup2
+      // of a descriptor onto itself keeps close-on-exec. Either way the worker finds no memory
+      // file on 4 and exits with kNoSharedMemory: the likely cause of the exit 126 seen in
+      // about one run of lesson 04's tests in a hundred under load.
+      const int channel_copy = ::fcntl(channel, F_DUPFD, kSharedMemoryFile + 1);
+      const int shared_copy = shared_file >= 0 ? ::fcntl(shared_file, F_DUPFD, kSharedMemoryFile + 1) : -1;
+      if (channel_copy < 0 || (shared_file >= 0 && shared_copy < 0)) ::_exit(127);
+      if (::dup2(channel_copy, kChannel) < 0) ::_exit(127);
+      if (shared_copy >= 0 && ::dup2(shared_copy, kSharedMemoryFile) < 0) ::_exit(127);
       ::closefrom(shared_file >= 0 ? kSharedMemoryFile + 1 : kChannel + 1);
       ::execve(argv[0], argv, envp);
       ::_exit(127);
