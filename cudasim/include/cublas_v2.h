@@ -144,13 +144,23 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
 /// its row interchanges in P[i*n .. i*n+n-1] (1-based, as LAPACK's getrf) and its status in
 /// info[i]: 0, or k when U(k,k) is exactly zero (1-based). With P null nothing is pivoted, as
 /// in cuBLAS, and the factorisation of a matrix stops at its first zero pivot. Pivoted
-/// factorisations are LAPACK's getrf from the loaded OpenBLAS; where that library has no
+/// factorisations are LAPACK's getrf from the loaded OpenBLAS (or liblapack); where there is no
 /// LAPACK the call returns CUBLAS_STATUS_NOT_SUPPORTED and says so.
 cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float* const Aarray[], int lda, int* P, int* info,
                                    int batchSize);
 /// cublasSgetrfBatched in double precision.
 cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double* const Aarray[], int lda, int* P, int* info,
                                    int batchSize);
+/// The inverses of `batchSize` n x n matrices from their LU factorisations (cublas<t>getrfBatched's
+/// Aarray and P; P null when they were factorised without pivots), out of place: the inverse of
+/// matrix i goes to Carray[i], and info[i] is 0, or k when U(k,k) is exactly zero (1-based; no
+/// inverse). Computed by LAPACK's getri from the loaded libraries; without LAPACK the call
+/// returns CUBLAS_STATUS_NOT_SUPPORTED and says so.
+cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float* const Aarray[], int lda, const int* P,
+                                   float* const Carray[], int ldc, int* info, int batchSize);
+/// cublasSgetriBatched in double precision.
+cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double* const Aarray[], int lda, const int* P,
+                                   double* const Carray[], int ldc, int* info, int batchSize);
 /// Copies n elements of elemSize bytes, incx apart in x, to incy apart in y: host to device
 /// (Set) or device to host (Get); the Async forms queue the copy on `stream`. A bad size or
 /// stride is CUBLAS_STATUS_INVALID_VALUE, a copy that fails CUBLAS_STATUS_MAPPING_ERROR.

@@ -43,8 +43,8 @@ namespace {
 std::mutex handles_mutex;
 std::set<const cublasContext*> live_handles;
 
-/// The CBLAS functions the subset needs, found in the libraries CMake's FindBLAS named
-/// (CUDASIM_BLAS_LIBRARIES: paths separated by ';').
+/// The CBLAS functions the subset needs, found in the libraries CMake's FindBLAS and FindLAPACK
+/// named (CUDASIM_BLAS_LIBRARIES: paths separated by ';').
 struct Cblas {
   decltype(&::cblas_sgemm) sgemm = nullptr;
   decltype(&::cblas_dgemm) dgemm = nullptr;
@@ -58,10 +58,15 @@ struct Cblas {
   decltype(&::cblas_dnrm2) dnrm2 = nullptr;
   decltype(&::cblas_sasum) sasum = nullptr;
   decltype(&::cblas_dasum) dasum = nullptr;
-  // LAPACK's LU factorisation (Fortran calling convention), when the library has LAPACK, as
-  // OpenBLAS does; optional, so that a BLAS without it still serves everything else.
+  // LAPACK's LU factorisation and the inverse from it (Fortran calling convention), when a
+  // library has LAPACK (OpenBLAS, or a reference liblapack); optional, so that a BLAS without
+  // it still serves everything else.
   void (*sgetrf)(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info) = nullptr;
   void (*dgetrf)(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info) = nullptr;
+  void (*sgetri)(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork,
+                 int* info) = nullptr;
+  void (*dgetri)(const int* n, double* a, const int* lda, const int* ipiv, double* work, const int* lwork,
+                 int* info) = nullptr;
 };
 Cblas loaded_cblas;
 
@@ -112,6 +117,8 @@ bool load_cblas(std::string& error) {
     find(c.dasum, "cblas_dasum");
     find_optional(c.sgetrf, "sgetrf_");
     find_optional(c.dgetrf, "dgetrf_");
+    find_optional(c.sgetri, "sgetri_");
+    find_optional(c.dgetri, "dgetri_");
     if (failure.empty()) loaded_cblas = c;
   });
   error = failure;
@@ -792,6 +799,23 @@ void lapack_getrf(int n, float* a, int lda, int* pivots, int* info) { cblas().sg
 void lapack_getrf(int n, double* a, int lda, int* pivots, int* info) { cblas().dgetrf(&n, &n, a, &lda, pivots, info); }
 bool have_lapack_getrf(float*) { return cblas().sgetrf != nullptr; }
 bool have_lapack_getrf(double*) { return cblas().dgetrf != nullptr; }
+/// The inverse from an LU factorisation in place; `work` holds n elements (getri's minimum).
+void lapack_getri(int n, float* a, int lda, const int* pivots, float* work, int* info) {
+  cblas().sgetri(&n, a, &lda, pivots, work, &n, info);
+}
+void lapack_getri(int n, double* a, int lda, const int* pivots, double* work, int* info) {
+  cblas().dgetri(&n, a, &lda, pivots, work, &n, info);
+}
+bool have_lapack_getri(float*) { return cblas().sgetri != nullptr; }
+bool have_lapack_getri(double*) { return cblas().dgetri != nullptr; }
+
+/// A pivoted LU routine's CUBLAS_STATUS_NOT_SUPPORTED where the loaded libraries lack LAPACK.
+cublasStatus_t no_lapack(const char* api, const char* routine) {
+  report("%s: the BLAS libraries loaded (%s) have no LAPACK %s, which it uses (install OpenBLAS, "
+         "Debian/Ubuntu libopenblas-dev, or LAPACK, liblapack-dev, and rebuild) (CUBLAS_STATUS_NOT_SUPPORTED)",
+         api, CUDASIM_BLAS_LIBRARIES, routine);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
 
 /// LU without pivoting, in place (column-major), as cuBLAS's getrfBatched does when P is null:
 /// LAPACK has no such routine. Returns 0, or the 1-based column of the first zero pivot, where
@@ -821,12 +845,7 @@ cublasStatus_t getrf_batched(const char* api, cublasHandle_t handle, int n, T* c
                                       batchSize, lda));
   if (batchSize == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if (A == nullptr || info == nullptr) return invalid(api, "Aarray and info must not be null");
-  if (P != nullptr && !have_lapack_getrf(static_cast<T*>(nullptr))) {
-    report("%s: the BLAS library loaded (%s) has no LAPACK getrf, which pivoted factorisations use "
-           "(install OpenBLAS: Debian/Ubuntu libopenblas-dev) (CUBLAS_STATUS_NOT_SUPPORTED)",
-           api, CUDASIM_BLAS_LIBRARIES);
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (P != nullptr && !have_lapack_getrf(static_cast<T*>(nullptr))) return no_lapack(api, "getrf");
   if (!kernel_accessible(A) || !kernel_accessible(A + (batchSize - 1))) {
     report("illegal memory access in %s: Aarray (%p) is not device memory", api, static_cast<const void*>(A));
     return CUBLAS_STATUS_EXECUTION_FAILED;
@@ -849,6 +868,53 @@ cublasStatus_t getrf_batched(const char* api, cublasHandle_t handle, int n, T* c
           } else {
             *status = unpivoted_lu(n, a, lda);
           }
+        },
+        false, cost);
+    if (queued != CUBLAS_STATUS_SUCCESS) return queued;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// cublas<t>getriBatched: the inverse of each matrix from its LU factorisation (getrfBatched's
+/// output: A, P, or no pivots when P is null) into C, out of place. Each matrix is queued on
+/// the handle's stream as work of its own, as in getrf_batched.
+template <class T>
+cublasStatus_t getri_batched(const char* api, cublasHandle_t handle, int n, const T* const A[], int lda, const int* P,
+                             T* const C[], int ldc, int* info, int batchSize) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n < 0 || lda < std::max(1, n) || ldc < std::max(1, n) || batchSize < 0)
+    return invalid(api, format_string("n=%d and batchSize=%d must not be negative, lda=%d and ldc=%d at least "
+                                      "max(1, n)", n, batchSize, lda, ldc));
+  if (batchSize == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (A == nullptr || C == nullptr || info == nullptr) return invalid(api, "Aarray, Carray and info must not be null");
+  if (!have_lapack_getri(static_cast<T*>(nullptr))) return no_lapack(api, "getri");
+  for (const void* array : {static_cast<const void*>(A), static_cast<const void*>(C)})
+    if (!kernel_accessible(array) || !kernel_accessible(static_cast<const char*>(array) + (batchSize - 1) * sizeof(T*))) {
+      report("illegal memory access in %s: Aarray or Carray (%p) is not device memory", api, array);
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+  if (cudaStreamSynchronize(h.stream) != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+  const auto N = static_cast<std::uint64_t>(n);
+  // (4/3)n^3 FLOPs; the factors read, the inverse written, the pivots read and info written.
+  const LibraryCost cost{4 * N * N * N / 3, 2 * N * N * sizeof(T) + (P ? N * sizeof(int) : 0) + sizeof(int)};
+  for (int b = 0; b < batchSize; ++b) {
+    const T* a = A[b];
+    T* c = C[b];
+    const int* pivots = P ? P + static_cast<long long>(b) * n : nullptr;
+    int* status = info + b;
+    const cublasStatus_t queued = submit(
+        api, h,
+        {matrix("Aarray[i]", a, n, n, lda), matrix("Carray[i]", c, n, n, ldc), Operand{"info", status, status},
+         P ? vector_operand("P", pivots, n, 1) : Operand{nullptr, nullptr, nullptr}},
+        [=] {
+          for (int col = 0; col < n; ++col)
+            std::copy_n(a + static_cast<long long>(col) * lda, n, c + static_cast<long long>(col) * ldc);
+          std::vector<int> no_interchanges;  // getri's pivots when getrf ran without: row i stays row i
+          if (pivots == nullptr)
+            for (int i = 1; i <= n; ++i) no_interchanges.push_back(i);
+          std::vector<T> work(static_cast<std::size_t>(n));
+          lapack_getri(n, c, ldc, pivots ? pivots : no_interchanges.data(), work.data(), status);
         },
         false, cost);
     if (queued != CUBLAS_STATUS_SUCCESS) return queued;
@@ -923,6 +989,16 @@ cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float* const Aa
 cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double* const Aarray[], int lda, int* P, int* info,
                                    int batchSize) {
   return getrf_batched<double>("cublasDgetrfBatched", handle, n, Aarray, lda, P, info, batchSize);
+}
+
+cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float* const Aarray[], int lda, const int* P,
+                                   float* const Carray[], int ldc, int* info, int batchSize) {
+  return getri_batched<float>("cublasSgetriBatched", handle, n, Aarray, lda, P, Carray, ldc, info, batchSize);
+}
+
+cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double* const Aarray[], int lda, const int* P,
+                                   double* const Carray[], int ldc, int* info, int batchSize) {
+  return getri_batched<double>("cublasDgetriBatched", handle, n, Aarray, lda, P, Carray, ldc, info, batchSize);
 }
 
 cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {

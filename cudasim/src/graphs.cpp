@@ -7,7 +7,15 @@
 // when replayed as a graph. Independent branches of a graph run one after another here, not
 // side by side. Memory-allocation and free nodes keep their memory in graph_memory.cpp. (Event
 // and child-graph nodes are not supported.)
+//
+// A conditional node holds body graphs, filled after the node is made, so its work is made when
+// the graph is instantiated: the bodies are instantiated with it, and the node's work runs one
+// of them, or one again and again, inline in the launch, reading the condition that kernels set
+// with cudaGraphSetConditional. A capture builds its graph as it goes (cudaStreamGetCaptureInfo
+// can hand it out mid-capture, for nodes added to it by hand): the work recorded on the stream
+// is added to the graph as a chain each time the capture is asked about, and at its end.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,14 +38,39 @@ GraphReplay::~GraphReplay() { graph_replay_in_progress = false; }
 
 namespace {
 
+/// The value behind a cudaGraphConditionalHandle (the handle is its address). Shared by the
+/// graph and every executable made from it, which may outlive the graph.
+struct Condition {
+  std::atomic<unsigned> value;
+  unsigned default_value = 0;
+  bool assign_default = false;  // cudaGraphCondAssignDefault: default_value at each launch
+};
+
+/// A conditional node: which kind, its condition and its body graphs (registered graphs that
+/// the node owns; `bodies` is the array cudaGraphAddNode hands out).
+struct Conditional {
+  cudaGraphConditionalNodeType type = cudaGraphCondTypeIf;
+  std::shared_ptr<Condition> condition;
+  std::vector<cudaGraph_t> bodies;
+};
+
 struct Node : CUgraphNode_st {
-  std::function<void()> work;             // empty for an empty node
+  std::function<void()> work;             // empty for an empty or conditional node
+  std::shared_ptr<Conditional> conditional;  // a conditional node's; its work is made at instantiation
   std::vector<const Node*> dependencies;  // nodes of the same graph that run before this one
 };
 
 struct Graph : CUgraph_st {
   std::vector<std::unique_ptr<Node>> nodes;      // in the order they were added
   std::map<const CUgraphNode_st*, size_t> index;  // a node's position in `nodes`
+  std::vector<std::shared_ptr<Condition>> conditions;  // cudaGraphConditionalHandleCreate's
+  bool body_of_a_node = false;  // a conditional node's body: destroyed with the node's graph
+
+  std::shared_ptr<Condition> condition(cudaGraphConditionalHandle handle) const {
+    for (const auto& c : conditions)
+      if (reinterpret_cast<cudaGraphConditionalHandle>(c.get()) == handle) return c;
+    return nullptr;
+  }
 
   Node* find(cudaGraphNode_t handle) const {
     auto it = index.find(handle);
@@ -82,9 +115,61 @@ Graph* register_graph(std::unique_ptr<Graph> g) {
   return raw;
 }
 
-/// Adds a node with `work` after `dependencies`, all of which must be nodes of `graph`.
+/// The graph a capture builds, by the stream that began it, and the nodes the next captured
+/// work depends on. Guarded by graphs_mutex.
+struct CaptureTarget {
+  Graph* graph = nullptr;
+  bool graph_of_its_own = true;  // made by cudaStreamBeginCapture, not given to ...CaptureToGraph
+  std::vector<cudaGraphNode_t> dependencies;
+  std::vector<cudaGraphEdgeData> edges;  // all zero, one per dependency, for cudaStreamGetCaptureInfo
+  unsigned long long id = 0;
+};
+std::map<cudaStream_t, CaptureTarget> capture_targets;
+unsigned long long captures_begun = 0;
+
+/// Begins capturing `stream` into `graph` after `dependencies` (nodes of it).
+cudaError_t begin_capture_into(cudaStream_t stream, Graph* graph, bool graph_of_its_own,
+                               std::vector<cudaGraphNode_t> dependencies) {
+  const cudaError_t e = begin_capture(stream);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  CaptureTarget& target = capture_targets[stream];
+  target = {graph, graph_of_its_own, std::move(dependencies), {}, ++captures_begun};
+  return cudaSuccess;
+}
+
+/// Adds `recorded` to the capture's graph, each operation after the one before it, the first
+/// after the capture's dependencies; the last becomes the dependency. The caller holds
+/// graphs_mutex.
+void add_chain(CaptureTarget& target, GraphNodes& recorded) {
+  for (auto& work : recorded) {
+    Node* n = target.graph->add(std::move(work));
+    for (cudaGraphNode_t d : target.dependencies)
+      if (const Node* before = target.graph->find(d)) n->dependencies.push_back(before);
+    target.dependencies = {n};
+  }
+}
+
+/// Adds the work recorded so far on `stream` to its capture's graph and gives the capture, with
+/// `lock` holding graphs_mutex; else cudaErrorStreamCaptureUnmatched (a stream that joined a
+/// capture), cudaErrorStreamCaptureInvalidated or cudaErrorIllegalState (no capture).
+cudaError_t catch_up(cudaStream_t stream, std::unique_lock<std::mutex>& lock, CaptureTarget*& target) {
+  GraphNodes recorded;
+  const cudaError_t e = take_captured(stream, recorded);
+  if (e != cudaSuccess) return e;
+  lock = std::unique_lock<std::mutex>(graphs_mutex);
+  auto it = capture_targets.find(stream);
+  if (it == capture_targets.end()) return cudaErrorIllegalState;
+  target = &it->second;
+  add_chain(*target, recorded);
+  return cudaSuccess;
+}
+
+/// Adds a node with `work` (or `conditional`) after `dependencies`, all of which must be nodes
+/// of `graph`.
 cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
-                     size_t dependency_count, std::function<void()> work) {
+                     size_t dependency_count, std::function<void()> work,
+                     std::shared_ptr<Conditional> conditional = nullptr) {
   if (node == nullptr || (dependencies == nullptr && dependency_count != 0)) return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(graphs_mutex);
   Graph* g = find_graph(graph);
@@ -99,9 +184,22 @@ cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNo
     before.push_back(d);
   }
   Node* added = g->add(std::move(work));
+  added->conditional = std::move(conditional);
   added->dependencies = std::move(before);
   *node = added;
   return cudaSuccess;
+}
+
+/// Edge data of a CUDA 13 call: null, or all zero (the only edges the simulator has).
+bool default_edges(const char* api, const cudaGraphEdgeData* edge_data, size_t count) {
+  for (size_t i = 0; edge_data != nullptr && i < count; ++i) {
+    const cudaGraphEdgeData& e = edge_data[i];
+    if (e.from_port != 0 || e.to_port != 0 || e.type != 0) {
+      report("%s: edge %zu has ports or a type; only default edges are supported", api, i);
+      return false;
+    }
+  }
+  return true;
 }
 
 /// Each node's dependencies, by the order the nodes were added.
@@ -112,10 +210,50 @@ std::vector<std::vector<size_t>> topology_of(const Graph& g) {
   return topology;
 }
 
-/// Makes `e` run `g`: its nodes' work with every node after its dependencies, ties in the order
-/// the nodes were added. False when the dependencies form a cycle. The caller holds
-/// graphs_mutex.
-bool instantiate_into(const Graph& g, GraphExec& e) {
+std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphNode_st*, size_t>* position);
+
+/// The work of a conditional node: its bodies instantiated now (null when one has a cycle).
+/// A while loop stops, like the launch, once a kernel has faulted.
+std::function<void()> conditional_work(const Conditional& c) {
+  std::vector<std::shared_ptr<const GraphNodes>> bodies;
+  for (cudaGraph_t body : c.bodies) {
+    const Graph* g = find_graph(body);
+    std::shared_ptr<const GraphNodes> work = g ? ordered_work(*g, nullptr) : nullptr;
+    if (!work) return nullptr;
+    bodies.push_back(std::move(work));
+  }
+  return [type = c.type, condition = c.condition, bodies] {
+    const auto run = [](const GraphNodes& body) {
+      for (const auto& node : body) node();
+    };
+    switch (type) {
+      case cudaGraphCondTypeIf:
+        if (condition->value != 0) run(*bodies[0]);
+        else if (bodies.size() == 2) run(*bodies[1]);
+        break;
+      case cudaGraphCondTypeWhile:
+        while (condition->value != 0 && sticky_error() == cudaSuccess) run(*bodies[0]);
+        break;
+      case cudaGraphCondTypeSwitch:
+        if (condition->value < bodies.size()) run(*bodies[condition->value]);
+        break;
+    }
+  };
+}
+
+/// `g`'s nodes' work in an order that runs every node after its dependencies, ties in the order
+/// the nodes were added, after the reset of the conditions that ask for their default at each
+/// launch; each node's place in `position` (when not null). Null when the dependencies form a
+/// cycle, in `g` or in a conditional node's body. The caller holds graphs_mutex.
+std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphNode_st*, size_t>* position) {
+  auto ordered = std::make_shared<GraphNodes>();
+  std::vector<std::shared_ptr<Condition>> reset;
+  for (const auto& c : g.conditions)
+    if (c->assign_default) reset.push_back(c);
+  if (!reset.empty())
+    ordered->push_back([reset] {
+      for (const auto& c : reset) c->value = c->default_value;
+    });
   const size_t count = g.nodes.size();
   const std::vector<std::vector<size_t>> topology = topology_of(g);
   std::vector<size_t> waiting(count, 0);          // dependencies not yet placed
@@ -128,20 +266,31 @@ bool instantiate_into(const Graph& g, GraphExec& e) {
   std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;  // earliest added first
   for (size_t i = 0; i < count; ++i)
     if (waiting[i] == 0) ready.push(i);
-  auto ordered = std::make_shared<GraphNodes>();
-  std::map<const CUgraphNode_st*, size_t> position;
+  size_t placed = 0;
   while (!ready.empty()) {
     const size_t i = ready.top();
     ready.pop();
-    position[g.nodes[i].get()] = ordered->size();
-    ordered->push_back(g.nodes[i]->work ? g.nodes[i]->work : std::function<void()>([] {}));
+    const Node& node = *g.nodes[i];
+    if (position != nullptr) (*position)[&node] = ordered->size();
+    std::function<void()> work = node.conditional ? conditional_work(*node.conditional) : node.work;
+    if (node.conditional && !work) return nullptr;
+    ordered->push_back(work ? std::move(work) : std::function<void()>([] {}));
+    ++placed;
     for (size_t next : after[i])
       if (--waiting[next] == 0) ready.push(next);
   }
-  if (ordered->size() != count) return false;
+  return placed == count ? ordered : nullptr;
+}
+
+/// Makes `e` run `g` (ordered_work). False when the dependencies form a cycle. The caller
+/// holds graphs_mutex.
+bool instantiate_into(const Graph& g, GraphExec& e) {
+  std::map<const CUgraphNode_st*, size_t> position;
+  std::shared_ptr<GraphNodes> ordered = ordered_work(g, &position);
+  if (!ordered) return false;
   e.nodes = std::move(ordered);
   e.position.insert(position.begin(), position.end());
-  e.topology = topology;
+  e.topology = topology_of(g);
   return true;
 }
 
@@ -178,31 +327,109 @@ cudaError_t kernel_node_work(const char* api, const cudaKernelNodeParams* params
 using namespace cudasim::detail;
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
-  const cudaError_t e = begin_capture(stream);
+  Graph* graph = register_graph(std::make_unique<Graph>());
+  const cudaError_t e = begin_capture_into(stream, graph, true, {});
+  if (e != cudaSuccess) cudaGraphDestroy(graph);
   if (e == cudaErrorStreamCaptureUnsupported)
     report("cudaStreamBeginCapture: the legacy default stream cannot be captured; create a stream");
   return record_error(e);
 }
 
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* edge_data, size_t dependency_count,
+                                          cudaStreamCaptureMode) {
+  if (dependencies == nullptr && dependency_count != 0) return record_error(cudaErrorInvalidValue);
+  if (!default_edges("cudaStreamBeginCaptureToGraph", edge_data, dependency_count))
+    return record_error(cudaErrorNotSupported);
+  Graph* g = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    g = find_graph(graph);
+    if (g == nullptr) return record_error(cudaErrorInvalidValue);
+    for (size_t i = 0; i < dependency_count; ++i)
+      if (g->find(dependencies[i]) == nullptr) return record_error(cudaErrorInvalidValue);
+  }
+  const cudaError_t e =
+      begin_capture_into(stream, g, false, std::vector<cudaGraphNode_t>(dependencies, dependencies + dependency_count));
+  if (e == cudaErrorStreamCaptureUnsupported)
+    report("cudaStreamBeginCaptureToGraph: the legacy default stream cannot be captured; create a stream");
+  return record_error(e);
+}
+
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
-  if (graph == nullptr) return record_error(cudaErrorInvalidValue);
   GraphNodes recorded;
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    auto it = capture_targets.find(stream);
+    // A capture into a graph of one's own must give it somewhere.
+    if (graph == nullptr && (it == capture_targets.end() || it->second.graph_of_its_own))
+      return record_error(cudaErrorInvalidValue);
+  }
   const cudaError_t e = end_capture(stream, recorded);
+  if (e != cudaSuccess && e != cudaErrorStreamCaptureInvalidated) return record_error(e);
+  std::unique_lock<std::mutex> lock(graphs_mutex);
+  auto it = capture_targets.find(stream);
+  if (it == capture_targets.end()) return record_error(cudaErrorIllegalState);
+  CaptureTarget target = it->second;
+  capture_targets.erase(it);
   if (e == cudaErrorStreamCaptureInvalidated) {
     report("cudaStreamEndCapture: the capture was invalidated by a call it cannot record (a synchronisation of the "
            "capturing stream); no graph was made");
-    *graph = nullptr;
+    if (target.graph_of_its_own) graphs.erase(target.graph);
+    if (graph != nullptr) *graph = nullptr;
+    return record_error(e);
+  }
+  add_chain(target, recorded);  // stream order: each recorded operation after the one before it
+  if (graph != nullptr) *graph = target.graph;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status, unsigned long long* id,
+                                     cudaGraph_t* graph, const cudaGraphNode_t** dependencies,
+                                     const cudaGraphEdgeData** edge_data, size_t* dependency_count) {
+  if (status == nullptr || (edge_data != nullptr && dependencies == nullptr)) return record_error(cudaErrorInvalidValue);
+  std::unique_lock<std::mutex> lock;
+  CaptureTarget* target = nullptr;
+  const cudaError_t e = catch_up(stream, lock, target);
+  if (e == cudaErrorIllegalState || e == cudaErrorStreamCaptureInvalidated) {
+    *status = e == cudaErrorIllegalState ? cudaStreamCaptureStatusNone : cudaStreamCaptureStatusInvalidated;
+    return cudaSuccess;
+  }
+  if (e == cudaErrorStreamCaptureUnmatched) {
+    report("cudaStreamGetCaptureInfo: the simulator answers for the stream that began a capture only, not for one "
+           "that joined it");
+    return record_error(cudaErrorNotSupported);
   }
   if (e != cudaSuccess) return record_error(e);
-  // Stream order: each recorded operation depends on the one before it.
-  auto g = std::make_unique<Graph>();
-  const Node* previous = nullptr;
-  for (auto& work : recorded) {
-    Node* n = g->add(std::move(work));
-    if (previous != nullptr) n->dependencies.push_back(previous);
-    previous = n;
-  }
-  *graph = register_graph(std::move(g));
+  *status = cudaStreamCaptureStatusActive;
+  if (id != nullptr) *id = target->id;
+  if (graph != nullptr) *graph = target->graph;
+  target->edges.assign(target->dependencies.size(), cudaGraphEdgeData{});
+  if (dependencies != nullptr) *dependencies = target->dependencies.data();
+  if (edge_data != nullptr) *edge_data = target->edges.data();
+  if (dependency_count != nullptr) *dependency_count = target->dependencies.size();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* edge_data, size_t dependency_count,
+                                                unsigned int flags) {
+  if ((dependencies == nullptr && dependency_count != 0) ||
+      (flags != cudaStreamAddCaptureDependencies && flags != cudaStreamSetCaptureDependencies))
+    return record_error(cudaErrorInvalidValue);
+  if (!default_edges("cudaStreamUpdateCaptureDependencies", edge_data, dependency_count))
+    return record_error(cudaErrorNotSupported);
+  std::unique_lock<std::mutex> lock;
+  CaptureTarget* target = nullptr;
+  const cudaError_t e = catch_up(stream, lock, target);
+  if (e != cudaSuccess) return record_error(e);
+  for (size_t i = 0; i < dependency_count; ++i)
+    if (target->graph->find(dependencies[i]) == nullptr) {
+      report("cudaStreamUpdateCaptureDependencies: dependency %zu is not a node of the capture's graph", i);
+      return record_error(cudaErrorInvalidValue);
+    }
+  if (flags == cudaStreamSetCaptureDependencies) target->dependencies.clear();
+  target->dependencies.insert(target->dependencies.end(), dependencies, dependencies + dependency_count);
   return cudaSuccess;
 }
 
@@ -275,6 +502,11 @@ cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
     std::lock_guard<std::mutex> lock(graphs_mutex);
     const Graph* g = find_graph(original);
     if (g == nullptr) return record_error(cudaErrorInvalidValue);
+    for (const auto& n : g->nodes)
+      if (n->conditional) {  // as in CUDA: a graph with conditional nodes cannot be cloned
+        report("cudaGraphClone: the graph has a conditional node; such graphs cannot be cloned");
+        return record_error(cudaErrorNotSupported);
+      }
     for (const auto& n : g->nodes) copy->add(n->work);
     for (size_t i = 0; i < g->nodes.size(); ++i)
       for (const Node* d : g->nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(copy->nodes[g->index.at(d)].get());
@@ -334,14 +566,8 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
   std::lock_guard<std::mutex> lock(graphs_mutex);
   Graph* g = find_graph(graph);
   if (g == nullptr) return record_error(cudaErrorInvalidValue);
+  if (!default_edges("cudaGraphAddDependencies", edge_data, count)) return record_error(cudaErrorNotSupported);
   for (size_t i = 0; i < count; ++i) {
-    if (edge_data != nullptr) {
-      const cudaGraphEdgeData& e = edge_data[i];
-      if (e.from_port != 0 || e.to_port != 0 || e.type != 0) {
-        report("cudaGraphAddDependencies: edge %zu has ports or a type; only default edges are supported", i);
-        return record_error(cudaErrorNotSupported);
-      }
-    }
     const Node* before = g->find(from[i]);
     Node* after = g->find(to[i]);
     if (before == nullptr || after == nullptr || before == after) return record_error(cudaErrorInvalidValue);
@@ -437,7 +663,113 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
   return executables.erase(exec) ? cudaSuccess : record_error(cudaErrorInvalidValue);
 }
 
+namespace {
+/// Forgets `graph` and the bodies of its conditional nodes. The caller holds graphs_mutex.
+void forget_graph(cudaGraph_t graph) {
+  auto it = graphs.find(graph);
+  if (it == graphs.end()) return;
+  std::unique_ptr<Graph> g = std::move(it->second);
+  graphs.erase(it);
+  for (const auto& n : g->nodes)
+    if (n->conditional)
+      for (cudaGraph_t body : n->conditional->bodies) forget_graph(body);
+}
+}  // namespace
+
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   std::lock_guard<std::mutex> lock(graphs_mutex);
-  return graphs.erase(graph) ? cudaSuccess : record_error(cudaErrorInvalidValue);
+  const Graph* g = find_graph(graph);
+  if (g == nullptr) return record_error(cudaErrorInvalidValue);
+  if (g->body_of_a_node) {
+    report("cudaGraphDestroy: the graph is the body of a conditional node; it goes with that node's graph");
+    return record_error(cudaErrorInvalidValue);
+  }
+  forget_graph(graph);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned int default_value, unsigned int flags) {
+  if (handle == nullptr || (flags & ~static_cast<unsigned>(cudaGraphCondAssignDefault)) != 0)
+    return record_error(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  Graph* g = find_graph(graph);
+  if (g == nullptr) return record_error(cudaErrorInvalidValue);
+  auto condition = std::make_shared<Condition>();
+  condition->value = default_value;
+  condition->default_value = default_value;
+  condition->assign_default = (flags & cudaGraphCondAssignDefault) != 0;
+  *handle = reinterpret_cast<cudaGraphConditionalHandle>(condition.get());
+  g->conditions.push_back(std::move(condition));
+  return cudaSuccess;
+}
+
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value) {
+  // The handle is the address of its Condition, which the executable running the kernel holds.
+  reinterpret_cast<Condition*>(handle)->value = value;
+}
+
+namespace {
+/// A conditional node: `size` new body graphs, after checking the kind, the size and that
+/// the handle is one of `graph`'s.
+cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                 size_t dependency_count, cudaConditionalNodeParams& params) {
+  const unsigned size = params.size;
+  const bool size_fits = params.type == cudaGraphCondTypeIf      ? size == 1 || size == 2
+                         : params.type == cudaGraphCondTypeWhile ? size == 1
+                                                                 : params.type == cudaGraphCondTypeSwitch && size >= 1;
+  if (!size_fits) {
+    report("cudaGraphAddNode: a conditional node of type %d cannot have %u body graphs (if: 1 or 2, while: 1, "
+           "switch: 1 or more)", static_cast<int>(params.type), size);
+    return cudaErrorInvalidValue;
+  }
+  auto conditional = std::make_shared<Conditional>();
+  conditional->type = params.type;
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    const Graph* g = find_graph(graph);
+    conditional->condition = g ? g->condition(params.handle) : nullptr;
+    if (!conditional->condition) {
+      report("cudaGraphAddNode: the conditional node's handle was not made for this graph "
+             "(cudaGraphConditionalHandleCreate with the graph the node is added to)");
+      return cudaErrorInvalidValue;
+    }
+    for (unsigned i = 0; i < size; ++i) {
+      auto body = std::make_unique<Graph>();
+      body->body_of_a_node = true;
+      conditional->bodies.push_back(body.get());
+      graphs[body.get()] = std::move(body);
+    }
+  }
+  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, {}, conditional);
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  if (added != cudaSuccess) {
+    for (cudaGraph_t body : conditional->bodies) graphs.erase(body);
+    return added;
+  }
+  params.phGraph_out = conditional->bodies.data();
+  return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                             const cudaGraphEdgeData* edge_data, size_t dependency_count, cudaGraphNodeParams* params,
+                             const char* file, unsigned line) {
+  if (params == nullptr) return record_error(cudaErrorInvalidValue);
+  if (!default_edges("cudaGraphAddNode", edge_data, dependency_count)) return record_error(cudaErrorNotSupported);
+  switch (params->type) {
+    case cudaGraphNodeTypeKernel:
+      return cudaGraphAddKernelNode(node, graph, dependencies, dependency_count, &params->kernel, file, line);
+    case cudaGraphNodeTypeHost:
+      return cudaGraphAddHostNode(node, graph, dependencies, dependency_count, &params->host);
+    case cudaGraphNodeTypeEmpty:
+      return cudaGraphAddEmptyNode(node, graph, dependencies, dependency_count);
+    case cudaGraphNodeTypeConditional:
+      return record_error(add_conditional_node(node, graph, dependencies, dependency_count, params->conditional));
+    default:
+      report("cudaGraphAddNode at %s:%u: nodes of type %d are not supported by the simulator through "
+             "cudaGraphAddNode (kernel, host, empty and conditional nodes are)", file, line,
+             static_cast<int>(params->type));
+      return record_error(cudaErrorNotSupported);
+  }
 }

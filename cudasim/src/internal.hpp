@@ -320,6 +320,10 @@ void forget_graph_memory(int device);
 cudaError_t begin_capture(cudaStream_t stream);
 cudaError_t end_capture(cudaStream_t stream, GraphNodes& nodes);
 bool is_capturing(cudaStream_t stream);
+/// The work recorded since the capture began or since the last call, taken out of the capture,
+/// which goes on (for the stream that began it; cudaErrorStreamCaptureUnmatched for one that
+/// joined it, cudaErrorStreamCaptureInvalidated once invalidated).
+cudaError_t take_captured(cudaStream_t stream, GraphNodes& nodes);
 /// Whether the stream's capture was invalidated by a call it could not record.
 bool capture_invalidated(cudaStream_t stream);
 /// Queues `work` on a stream (0, cudaStreamLegacy and cudaStreamPerThread included). Returns

@@ -873,6 +873,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
   *attributes = {};
   attributes->device = 0;
   if (is_device_pointer(ptr)) {
+    attributes->device = device_of(ptr);
     attributes->type = cudaMemoryTypeDevice;
     attributes->devicePointer = const_cast<void*>(ptr);
   } else if (is_pinned_host_pointer(ptr)) {

@@ -439,19 +439,41 @@ cudaError_t begin_capture(cudaStream_t handle) {
   return cudaSuccess;
 }
 
+/// The stream `handle` when it began the capture it is in; else null, and `why` says what it is
+/// instead. The caller holds r.mutex.
+std::shared_ptr<Stream> capture_origin(StreamRegistry& r, cudaStream_t handle, cudaError_t& why) {
+  std::shared_ptr<Stream> s = r.find(handle);
+  why = !s                               ? cudaErrorInvalidResourceHandle
+        : !s->capture                    ? cudaErrorIllegalState
+        : s->capture->origin != s.get() ? cudaErrorStreamCaptureUnmatched
+                                         : cudaSuccess;
+  return why == cudaSuccess ? s : nullptr;
+}
+
 cudaError_t end_capture(cudaStream_t handle, GraphNodes& nodes) {
   StreamRegistry& r = streams();
   std::lock_guard<std::mutex> lock(r.mutex);
-  std::shared_ptr<Stream> s = r.find(handle);
-  if (!s) return cudaErrorInvalidResourceHandle;
-  if (!s->capture) return cudaErrorIllegalState;
-  if (s->capture->origin != s.get()) return cudaErrorStreamCaptureUnmatched;
+  cudaError_t why;
+  std::shared_ptr<Stream> s = capture_origin(r, handle, why);
+  if (!s) return why;
   const bool invalidated = s->capture->invalidated;
   if (!invalidated) nodes = std::move(s->capture->nodes);
   for (const std::weak_ptr<Stream>& joined : s->capture->joined)
     if (std::shared_ptr<Stream> j = joined.lock(); j && j->capture == s->capture) j->capture.reset();
   s->capture.reset();
   return invalidated ? cudaErrorStreamCaptureInvalidated : cudaSuccess;
+}
+
+cudaError_t take_captured(cudaStream_t handle, GraphNodes& nodes) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  cudaError_t why;
+  std::shared_ptr<Stream> s = capture_origin(r, handle, why);
+  if (!s) return why;
+  if (s->capture->invalidated) return cudaErrorStreamCaptureInvalidated;
+  nodes = std::move(s->capture->nodes);
+  s->capture->nodes.clear();
+  return cudaSuccess;
 }
 
 bool is_capturing(cudaStream_t handle) {

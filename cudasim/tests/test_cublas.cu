@@ -301,6 +301,64 @@ TEST_F(Cublas, SgetrfBatchedWithoutPivotsFactorsInPlaceAndStopsAtAZeroPivot) {
   cudaFree(d_array);
 }
 
+/// A times its claimed inverse, minus the identity: its largest element (column-major, n x n).
+template <class T>
+double distance_from_identity(const std::vector<T>& a, int lda, const std::vector<T>& inverse, int ldc, int n) {
+  double worst = 0.0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      double sum = 0.0;
+      for (int p = 0; p < n; ++p) sum += static_cast<double>(a[i + p * lda]) * inverse[p + j * ldc];
+      worst = std::max(worst, std::abs(sum - (i == j ? 1.0 : 0.0)));
+    }
+  return worst;
+}
+
+TEST_F(Cublas, DgetriBatchedInvertsFromPivotedFactorsAndReportsASingularOne) {
+  const int n = 4, lda = 5, ldc = 6, batches = 2;
+  std::vector<std::vector<double>> a;
+  std::vector<std::unique_ptr<DeviceBuffer<double>>> d_a, d_c;
+  for (int b = 0; b < batches; ++b) {
+    a.push_back(values<double>(lda * n, 70 + b));
+    d_c.push_back(std::make_unique<DeviceBuffer<double>>(std::vector<double>(ldc * n, -7.0)));
+  }
+  for (int i = 0; i < lda; ++i) a[1][i + 2 * lda] = 0.0;  // a zero third column: U(3,3) is zero
+  for (int b = 0; b < batches; ++b) d_a.push_back(std::make_unique<DeviceBuffer<double>>(a[b]));
+  double** d_a_array = device_pointer_array(d_a);
+  double** d_c_array = device_pointer_array(d_c);
+  DeviceBuffer<int> pivots(std::vector<int>(n * batches, -1)), info(std::vector<int>(batches, -1));
+  ASSERT_CUBLAS(cublasDgetrfBatched(handle_, n, d_a_array, lda, pivots.get(), info.get(), batches));
+  ASSERT_CUBLAS(cublasDgetriBatched(handle_, n, d_a_array, lda, pivots.get(), d_c_array, ldc, info.get(), batches));
+  const std::vector<int> status = info.download();
+  EXPECT_EQ(status[0], 0);
+  EXPECT_EQ(status[1], 3);
+  const std::vector<double> inverse = d_c[0]->download();
+  EXPECT_LT(distance_from_identity(a[0], lda, inverse, ldc, n), 1e-10);
+  EXPECT_EQ(inverse[n], -7.0) << "the rows past n in C's leading dimension are left alone";
+  cudaFree(d_a_array);
+  cudaFree(d_c_array);
+}
+
+TEST_F(Cublas, SgetriBatchedInvertsFromUnpivotedFactors) {
+  const int n = 5;
+  std::vector<float> a = values<float>(n * n, 80);
+  for (int i = 0; i < n; ++i) a[i + i * n] += 4.0f;  // diagonally dominant: no pivoting needed
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> d_a, d_c;
+  d_a.push_back(std::make_unique<DeviceBuffer<float>>(a));
+  d_c.push_back(std::make_unique<DeviceBuffer<float>>(std::vector<float>(n * n, 0.0f)));
+  float** d_a_array = device_pointer_array(d_a);
+  float** d_c_array = device_pointer_array(d_c);
+  DeviceBuffer<int> info(std::vector<int>(1, -1));
+  ASSERT_CUBLAS(cublasSgetrfBatched(handle_, n, d_a_array, n, nullptr, info.get(), 1));
+  ASSERT_CUBLAS(cublasSgetriBatched(handle_, n, d_a_array, n, nullptr, d_c_array, n, info.get(), 1));
+  EXPECT_EQ(info.download()[0], 0);
+  EXPECT_LT(distance_from_identity(a, n, d_c[0]->download(), n, n), 1e-4);
+  EXPECT_EQ(cublasSgetriBatched(handle_, n, d_a_array, n, nullptr, d_c_array, n - 1, info.get(), 1),
+            CUBLAS_STATUS_INVALID_VALUE);
+  cudaFree(d_a_array);
+  cudaFree(d_c_array);
+}
+
 TEST_F(Cublas, GetrfBatchedRefusesBadSizes) {
   DeviceBuffer<int> info(std::vector<int>(1, 0));
   float** none = nullptr;

@@ -206,6 +206,22 @@ TEST_F(Devices, CudaDeviceResetFreesTheCurrentDevicesMemoryOnly) {
   ASSERT_EQ(cudaFree(on0), cudaSuccess);
 }
 
+TEST_F(Devices, PointerAttributesNameTheDeviceAnAllocationBelongsTo) {
+  int *on0 = nullptr, *on1 = nullptr;
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on1, sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&on0, sizeof(int)), cudaSuccess);
+  cudaPointerAttributes attributes{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attributes, on1), cudaSuccess);  // asked from device 0
+  EXPECT_EQ(attributes.type, cudaMemoryTypeDevice);
+  EXPECT_EQ(attributes.device, 1);
+  ASSERT_EQ(cudaPointerGetAttributes(&attributes, on0), cudaSuccess);
+  EXPECT_EQ(attributes.device, 0);
+  ASSERT_EQ(cudaFree(on0), cudaSuccess);
+  ASSERT_EQ(cudaFree(on1), cudaSuccess);
+}
+
 __global__ void store_value(int* out, int value) { *out = value; }
 
 TEST_F(Devices, APeerCopyWaitsForTheSourceDevicesEarlierWork) {

@@ -74,7 +74,8 @@ def build_parser() -> OneLineParser:
                                      "and run it with ARGS. Its output and exit status pass through. "
                                      "Right after FILE.cu come the build's words, up to the program's first "
                                      "argument: more source files (.cu, .cpp, .cc, .cxx, .c), -I DIR (an "
-                                     "include folder) and -D NAME[=VALUE] (a macro), for both backends, e.g. "
+                                     "include folder), -D NAME[=VALUE] (a macro) and -Xcompiler -fopenmp (OpenMP in the host "
+                                     "code; also -fopenmp), for both backends, e.g. "
                                      "./course run main.cpp kernels.cu -I include -D N=4 100. "
                                      "Put -- before ARGS to pass such words, or --stats, to the program itself.")
     _backend_option(run, argparse.SUPPRESS)

@@ -29,12 +29,19 @@ _MAX_FILES_PER_INCLUDE_DIR = 5000   # a -I of a huge folder must not make every 
 # nvcc command line for a program names are accepted, and change nothing.
 LINKED_ALWAYS = ("-lcudart", "-lcublas", "-lcublasLt", "-lcurand")
 
+# OpenMP in the host code, as nvcc users ask for it: -fopenmp, or the host compiler's option
+# through nvcc (-Xcompiler -fopenmp, -Xcompiler=-fopenmp, --compiler-options -fopenmp). Each
+# becomes the one build option OPENMP; -lgomp and -lomp (the runtimes) are then implied.
+OPENMP = "-fopenmp"
+_HOST_COMPILER_OPTIONS = ("-Xcompiler", "--compiler-options")
+_OPENMP_RUNTIMES = ("-lgomp", "-lomp")
+
 
 def split_build_args(args: List[str]) -> (List[str], List[str], List[str]):
     """The words after FILE.cu that belong to the build: more source files (.cu, .cpp, .cc,
-    .cxx, .c), -I DIR, -IDIR, -D NAME[=V], -DNAME[=V] and the -l options of LINKED_ALWAYS, up
-    to the program's first argument or ``--``. Returns (sources, options, rest): options as -I<absolute folder> and -D<macro>;
-    rest (the program's arguments) keeps ``--stats``/``--check`` met among the sources and the
+    .cxx, .c), -I DIR, -IDIR, -D NAME[=V], -DNAME[=V], OpenMP (see OPENMP) and the -l options
+    of LINKED_ALWAYS, up to the program's first argument or ``--``. Returns (sources, options,
+    rest): options as -I<absolute folder>, -D<macro> and OPENMP; rest (the program's arguments) keeps ``--stats``/``--check`` met among the sources and the
     ``--`` for split_program_args."""
     sources: List[str] = []
     options: List[str] = []
@@ -51,14 +58,30 @@ def split_build_args(args: List[str]) -> (List[str], List[str], List[str]):
             i += 1
         elif arg.startswith(("-I", "-D")):
             options.append(_build_option(arg[:2], arg[2:]))
-        elif arg in LINKED_ALWAYS:
+        elif arg in LINKED_ALWAYS or arg in _OPENMP_RUNTIMES:
             pass  # nvcc's -lcublas, -lcurand, ...: both backends link these already
+        elif arg == OPENMP or arg.split("=", 1)[0] in _HOST_COMPILER_OPTIONS:
+            if arg in _HOST_COMPILER_OPTIONS:
+                i += 1
+                arg += "=" + (args[i] if i < len(args) else "")
+            _require_openmp(arg)
+            if OPENMP not in options:
+                options.append(OPENMP)
         elif arg.endswith(SOURCE_SUFFIXES) and not arg.startswith("-"):
             sources.append(arg)
         else:
             break
         i += 1
     return sources, options, ours + args[i:]
+
+
+def _require_openmp(arg: str) -> None:
+    """Refuses a host-compiler option other than -fopenmp (the simulator's host compiler is
+    clang, not nvcc's: other options would not mean the same)."""
+    if arg == OPENMP or arg.split("=", 1)[1] == OPENMP:
+        return
+    raise CourseError("%s: only -Xcompiler -fopenmp is supported (OpenMP in the host code); "
+                      "other host compiler options are not" % arg)
 
 
 def _build_option(option: str, value: str) -> str:
@@ -177,7 +200,7 @@ def compile_commands(sources: List[str], recipe: dict, workdir: str, exe: str, o
     link = list(recipe.get("link", []))
     rewrite = recipe.get("rewrite_tool")
     if not rewrite:
-        return [[recipe["compiler"]] + flags + includes + options + list(sources) + link + ["-o", exe]]
+        return [[recipe["compiler"]] + flags + includes + _for_nvcc(options) + list(sources) + link + ["-o", exe]]
     cu_flags = list(recipe.get("cu_flags", []))     # what nvcc does for every .cu file
     if instrumented:
         cu_flags += list(recipe.get("instrument_flags", []))
@@ -200,8 +223,32 @@ def compile_commands(sources: List[str], recipe: dict, workdir: str, exe: str, o
         commands.append([recipe["compiler"]] + file_flags + extra + includes + options +
                         ["-iquote", folder, "-MMD", "-MF", obj + ".d"] + language + ["-c", compile_input, "-o", obj])
         objects.append(obj)
-    commands.append([recipe["compiler"]] + flags + objects + link + ["-o", exe])
+    commands.append([recipe["compiler"]] + flags + objects + link + [o for o in options if o == OPENMP] +
+                    ["-o", exe])
     return commands
+
+
+def lacks_openmp_runtime(compiler_output: str) -> bool:
+    """Whether a compile or link failed for want of the OpenMP runtime (omp.h, libomp or
+    libgomp), not for an error in the program."""
+    return ("'omp.h' file not found" in compiler_output or "omp.h: No such file" in compiler_output
+            or any("find -l" + lib in compiler_output or "library -l" + lib in compiler_output
+                   for lib in ("omp", "gomp")))
+
+
+def openmp_package(compiler: str) -> str:
+    """The Debian package with the OpenMP runtime for ``compiler``: clang++-22's is
+    libomp-22-dev, the distribution's default clang++'s libomp-dev; nvcc's host compiler,
+    g++, has it already (libgomp), so this is asked only of clang."""
+    name = os.path.basename(compiler)
+    version = name.rpartition("-")[2] if "-" in name else ""
+    return "libomp-%s-dev" % version if version.isdigit() else "libomp-dev"
+
+
+def _for_nvcc(options: List[str]) -> List[str]:
+    """The build options as nvcc takes them: OpenMP goes to its host compiler (g++), whose
+    runtime nvcc's link does not add by itself."""
+    return [word for o in options for word in (["-Xcompiler=" + OPENMP, "-lgomp"] if o == OPENMP else [o])]
 
 
 def depfile_inputs(text: str) -> List[str]:
@@ -348,6 +395,9 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
             if proc.returncode != 0:
                 sys.stderr.write(proc.stdout)
                 shutil.rmtree(work, ignore_errors=True)
+                if OPENMP in options and recipe.get("rewrite_tool") and lacks_openmp_runtime(proc.stdout):
+                    raise CourseError("OpenMP (-fopenmp) needs clang's OpenMP runtime: sudo apt-get install %s"
+                                      % openmp_package(cmd[0]), FAILURE)
                 raise CourseError("%s does not compile (see the messages above)" % what, FAILURE)
             elif proc.stdout.strip():
                 sys.stderr.write(proc.stdout)    # warnings are worth seeing

@@ -276,6 +276,25 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
 /// Stops recording and returns the graph of what was recorded, in stream order.
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+/// Starts recording the stream into an existing graph (a conditional node's body, say): the
+/// recorded work is added to `graph` after `dependencies` (edge data null or all zero), and
+/// cudaStreamEndCapture's graph may then be null.
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* edge_data, size_t dependency_count,
+                                          cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal);
+/// The CUDA 13 form: whether the stream captures and, while it does, the capture's id, its graph
+/// (nodes may be added to it meanwhile) and the nodes the next captured work will depend on
+/// (valid until the next call for the stream; their edge data all zero). Only the stream that
+/// began a capture can be asked (cudaErrorNotSupported for a stream that joined it).
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
+                                     unsigned long long* id = nullptr, cudaGraph_t* graph = nullptr,
+                                     const cudaGraphNode_t** dependencies = nullptr,
+                                     const cudaGraphEdgeData** edge_data = nullptr, size_t* dependency_count = nullptr);
+/// Sets (cudaStreamSetCaptureDependencies) or adds to (cudaStreamAddCaptureDependencies, 0) the
+/// nodes the next work captured on `stream` depends on: nodes of the capture's graph.
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* edge_data, size_t dependency_count,
+                                                unsigned int flags = 0);
 /// Number of nodes; `nodes` may be null to ask for the count only. Otherwise up to `*count`
 /// node handles are written (the rest of the array set to null) and `*count` says how many.
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
@@ -368,6 +387,22 @@ cudaError_t cudaDeviceGraphMemTrim(int device);
 /// A node that does nothing: a join point for dependencies.
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                   size_t dependency_count);
+/// A node of any type cudaGraphNodeParams describes, after `dependencies` (edge data null or
+/// all zero): kernel, host and empty nodes as their cudaGraphAdd*Node, and conditional nodes,
+/// whose `size` empty body graphs it makes and returns in `params->conditional.phGraph_out`
+/// (they belong to the node: fill them, never destroy them). The condition's handle must be
+/// one of `graph` (cudaGraphConditionalHandleCreate). Other types are cudaErrorNotSupported.
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                             const cudaGraphEdgeData* edge_data, size_t dependency_count, cudaGraphNodeParams* params,
+                             const char* file = __builtin_FILE(), unsigned line = __builtin_LINE());
+/// A condition of `graph` for its conditional nodes, `default_value` at first; with
+/// cudaGraphCondAssignDefault in `flags` it is set to `default_value` again at each launch of
+/// an executable made from the graph (else it keeps what the last launch left).
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned int default_value = 0, unsigned int flags = 0);
+/// Device code: sets the condition behind `handle`, which the conditional nodes after the
+/// kernel read.
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
 /// `to[i]` runs after `from[i]`. The CUDA 13 form with edge data (null, or all zero) and the
 /// CUDA 12 form without.
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,

@@ -730,6 +730,63 @@ struct cudaHostNodeParams {
   void* userData;
 };
 
+/// Conditional nodes (CUDA 12.3+): a node that runs its body graphs once (if, switch) or
+/// again and again (while) depending on a condition, a value kept per graph behind a handle
+/// (cudaGraphConditionalHandleCreate) that kernels set with cudaGraphSetConditional.
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags {
+  cudaGraphCondAssignDefault = 1,  // the condition gets its default value at each launch of the graph
+};
+enum cudaGraphConditionalNodeType {
+  cudaGraphCondTypeIf = 0,      // body 0 when the condition is non-zero, else body 1 (when size is 2)
+  cudaGraphCondTypeWhile = 1,   // body 0 as long as the condition is non-zero, tested before each run
+  cudaGraphCondTypeSwitch = 2,  // body n when the condition is n; none when it is size or more
+};
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  cudaGraphConditionalNodeType type;
+  unsigned int size;         // how many body graphs: 1 (while), 1 or 2 (if), 1 or more (switch)
+  cudaGraph_t* phGraph_out;  // set by cudaGraphAddNode: the empty body graphs it made, to fill
+};
+
+/// What cudaGraphAddNode adds (CUDA 12.2+). The simulator adds kernel, host, empty and
+/// conditional nodes this way (the other types through their own cudaGraphAdd*Node).
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0x00,
+  cudaGraphNodeTypeMemcpy = 0x01,
+  cudaGraphNodeTypeMemset = 0x02,
+  cudaGraphNodeTypeHost = 0x03,
+  cudaGraphNodeTypeGraph = 0x04,
+  cudaGraphNodeTypeEmpty = 0x05,
+  cudaGraphNodeTypeWaitEvent = 0x06,
+  cudaGraphNodeTypeEventRecord = 0x07,
+  cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+  cudaGraphNodeTypeExtSemaphoreWait = 0x09,
+  cudaGraphNodeTypeMemAlloc = 0x0a,
+  cudaGraphNodeTypeMemFree = 0x0b,
+  cudaGraphNodeTypeConditional = 0x0d,
+  cudaGraphNodeTypeCount
+};
+/// The same fields as cudaKernelNodeParams and cudaHostNodeParams.
+struct cudaKernelNodeParamsV2 : cudaKernelNodeParams {};
+struct cudaHostNodeParamsV2 : cudaHostNodeParams {};
+struct cudaGraphNodeParams {
+  cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    cudaKernelNodeParamsV2 kernel;
+    cudaHostNodeParamsV2 host;
+    cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+/// cudaStreamUpdateCaptureDependencies: add to the capture's dependencies, or replace them.
+enum cudaStreamUpdateCaptureDependenciesFlags {
+  cudaStreamAddCaptureDependencies = 0x0,
+  cudaStreamSetCaptureDependencies = 0x1,
+};
+
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDefault 0x00

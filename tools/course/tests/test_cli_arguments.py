@@ -174,6 +174,16 @@ class RunTakesAProgramsShape(unittest.TestCase):
         self.assertEqual((args.sources, args.build_options), (["pi.cu"], []))
         self.assertEqual(args.args, ["100", "-lcurand"])   # after the first ARG: the program's
 
+    def test_openmp_as_nvcc_users_ask_for_it_is_one_build_option(self):
+        for words in (["-Xcompiler", "-fopenmp"], ["-Xcompiler=-fopenmp"], ["--compiler-options", "-fopenmp"],
+                      ["-fopenmp", "-lgomp"], ["-Xcompiler", "-fopenmp", "-fopenmp"]):
+            args = self.parse("run", "omp.cu", *words, "4")
+            self.assertEqual((args.sources, args.build_options, args.args), (["omp.cu"], ["-fopenmp"], ["4"]), words)
+
+    def test_other_host_compiler_options_are_refused(self):
+        with self.assertRaises(SystemExit):
+            self.parse("run", "omp.cu", "-Xcompiler", "-O3")
+
     def test_one_file_keeps_its_old_meaning(self):
         args = self.parse("run", "prog.cu", "-n", "5")
         self.assertEqual((args.sources, args.build_options, args.args), (["prog.cu"], [], ["-n", "5"]))

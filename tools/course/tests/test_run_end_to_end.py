@@ -59,6 +59,12 @@ class RunATwoFileProgram(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout, "rows zeroed and copied: OK\n", result.stderr)
 
+    def test_openmp_host_threads_each_use_their_own_device(self):
+        program = os.path.join(support.REPO_ROOT, "cudasim", "tests", "run_programs", "openmp_device_per_thread.cu")
+        result = self.run_course(tempfile.gettempdir(), program, "-Xcompiler", "-fopenmp")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "2 OpenMP threads filled their parts on devices 0 and 1: OK\n", result.stderr)
+
     def test_without_the_include_folder_the_compiler_names_the_header(self):
         result = self.run_course(tempfile.gettempdir(), os.path.join(EXAMPLE, "main.cpp"),
                                  os.path.join(EXAMPLE, "kernels.cu"))

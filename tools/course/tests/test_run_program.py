@@ -4,8 +4,8 @@ import tempfile
 import unittest
 
 import support  # noqa: F401
-from course.run_program import (cache_key, compile_commands, depfile_inputs, inputs_unchanged, record_inputs,
-                                runtime_targets, split_program_args, INPUTS_NAME)
+from course.run_program import (cache_key, compile_commands, depfile_inputs, inputs_unchanged, lacks_openmp_runtime,
+                                openmp_package, record_inputs, runtime_targets, split_program_args, INPUTS_NAME)
 
 SIM_RECIPE = {"backend": "sim", "rewrite_tool": "/b/cudasim/cudasim_rewrite", "compiler": "/usr/bin/clang++",
               "flags": ["-std=c++20", "-O2"], "cu_flags": ["-include", "cuda_runtime.h"],
@@ -96,6 +96,26 @@ class Recipes(unittest.TestCase):
         self.assertLess(only.index("-I/m/include"), only.index("/m/main.cpp"))
         self.assertIn("-DSCALE=3", only)
         self.assertEqual(only[-2:], ["-o", "/w/main"])
+
+    def test_openmp_reaches_every_compile_and_the_link_on_the_simulator(self):
+        commands = compile_commands(["/m/main.cpp", "/m/k.cu"], SIM_RECIPE, "/w", "/w/main", ["-fopenmp"])
+        main_cpp, rewrite, kernels, link = commands
+        for command in (main_cpp, kernels, link):
+            self.assertIn("-fopenmp", command)
+        self.assertNotIn("-fopenmp", rewrite)
+
+    def test_openmp_goes_to_nvccs_host_compiler_with_its_runtime(self):
+        (only,) = compile_commands(["/m/omp.cu"], CUDA_RECIPE, "/w", "/w/omp", ["-fopenmp"])
+        self.assertIn("-Xcompiler=-fopenmp", only)
+        self.assertIn("-lgomp", only)
+        self.assertNotIn("-fopenmp", only)
+
+    def test_a_missing_openmp_runtime_is_told_from_an_error_in_the_program(self):
+        self.assertTrue(lacks_openmp_runtime("omp.cu:1:10: fatal error: 'omp.h' file not found\n"))
+        self.assertTrue(lacks_openmp_runtime("/usr/bin/ld: cannot find -lomp: No such file or directory\n"))
+        self.assertFalse(lacks_openmp_runtime("omp.cu:7:3: error: use of undeclared identifier 'omp_get_wtime2'\n"))
+        self.assertEqual(openmp_package("/usr/bin/clang++"), "libomp-dev")
+        self.assertEqual(openmp_package("/usr/bin/clang++-22"), "libomp-22-dev")
 
     def test_runtime_targets_from_file_names(self):
         recipe = dict(SIM_RECIPE, _build_dir="/b")
