@@ -1506,8 +1506,86 @@ CASES.update({
 })
 
 
+# Outside the exercise that teaches tensor cores, nvcuda::wmma fragments were a way round the
+# simulator's counters (an eighth red-team run): each lane holds a fragment's whole tile there and
+# a tile moves as one access of lane 0, so a lane can load 256 floats at once and walk them in its
+# registers. tools/course/symbol_policy.py now grants wmma (the "tensor_cores" facility) to
+# wmma_matmul only.
+LS_SCAN_BODY = ("  __shared__ float warp_a[kWarps];  // each warp's composed map\n"
+                '  __shared__ float warp_b[kWarps];\n'
+                '  const Affine identity{1.0f, 0.0f};\n'
+                '  const int lane = threadIdx.x % 32;\n'
+                '  const int warp = threadIdx.x / 32;\n'
+                '  Affine inclusive = mine;\n'
+                '  for (int offset = 1; offset < 32; offset *= 2) {\n'
+                '    // Every lane shuffles (the mask names all 32), lanes below `offset` ignore the result.\n'
+                '    const float below_a = __shfl_up_sync(0xffffffffu, inclusive.a, offset);\n'
+                '    const float below_b = __shfl_up_sync(0xffffffffu, inclusive.b, offset);\n'
+                '    if (lane >= offset) inclusive = compose(Affine{below_a, below_b}, inclusive);\n'
+                '  }\n'
+                '  if (lane == 31) {\n'
+                '    warp_a[warp] = inclusive.a;\n'
+                '    warp_b[warp] = inclusive.b;\n'
+                '  }\n'
+                "  __syncthreads();  // every warp's map is stored\n"
+                '  Affine prefix = identity;  // warps 0 .. warp-1 (8 warps: a serial loop is the cheap way)\n'
+                '  Affine all = identity;\n'
+                '  for (int w = 0; w < kWarps; ++w) {\n'
+                '    const Affine m{warp_a[w], warp_b[w]};\n'
+                '    if (w < warp) prefix = compose(prefix, m);\n'
+                '    all = compose(all, m);\n'
+                '  }\n'
+                '  *total = all;\n'
+                "  // The inclusive map of the lane below is this lane's exclusive map within the warp.\n"
+                '  const float below_a = __shfl_up_sync(0xffffffffu, inclusive.a, 1);\n'
+                '  const float below_b = __shfl_up_sync(0xffffffffu, inclusive.b, 1);\n'
+                '  const Affine in_warp = lane == 0 ? identity : Affine{below_a, below_b};\n'
+                '  __syncthreads();  // everyone has read warp_a/warp_b before a later call overwrites them\n'
+                '  return compose(prefix, in_warp);\n')
+CASES.update({
+    # linear_scan's block scan as a serial walk: warp 0 loads the block's 256 maps from shared
+    # memory as two 16 x 16 accumulator tiles (two accesses) and lane 0 composes them one after
+    # another in registers. Right numbers, the longest thread under the budget: 25/25 before.
+    "linear_scan_walks_its_block_in_wmma_fragments": {
+        "base": "solutions", "lesson": "01-serial-dependency",
+        "patch": {LS: [('#include "linear_scan.hpp"\n', '#include "linear_scan.hpp"\n\n#include <mma.h>\n'),
+                       (LS_SCAN_BODY,
+                        "  __shared__ float maps_a[kThreads], maps_b[kThreads];\n"
+                        "  __shared__ float total_a, total_b;\n"
+                        "  maps_a[threadIdx.x] = mine.a;\n"
+                        "  maps_b[threadIdx.x] = mine.b;\n"
+                        "  __syncthreads();\n"
+                        "  if (threadIdx.x < 32) {\n"
+                        "    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> fa, fb;\n"
+                        "    nvcuda::wmma::load_matrix_sync(fa, maps_a, 16, nvcuda::wmma::mem_row_major);\n"
+                        "    nvcuda::wmma::load_matrix_sync(fb, maps_b, 16, nvcuda::wmma::mem_row_major);\n"
+                        "    if (threadIdx.x == 0) {\n"
+                        "      Affine walked{1.0f, 0.0f};\n"
+                        "      for (int t = 0; t < kThreads; ++t) {\n"
+                        "        const Affine m{fa.x[t], fb.x[t]};\n"
+                        "        fa.x[t] = walked.a;\n"
+                        "        fb.x[t] = walked.b;\n"
+                        "        walked = compose(walked, m);\n"
+                        "      }\n"
+                        "      total_a = walked.a;\n"
+                        "      total_b = walked.b;\n"
+                        "    }\n"
+                        "    nvcuda::wmma::store_matrix_sync(maps_a, fa, 16, nvcuda::wmma::mem_row_major);\n"
+                        "    nvcuda::wmma::store_matrix_sync(maps_b, fb, 16, nvcuda::wmma::mem_row_major);\n"
+                        "  }\n"
+                        "  __syncthreads();\n"
+                        "  const Affine exclusive{maps_a[threadIdx.x], maps_b[threadIdx.x]};\n"
+                        "  *total = Affine{total_a, total_b};\n"
+                        "  __syncthreads();\n"
+                        "  return exclusive;\n")]},
+        "expect": {"linear_scan": "zero"}, "status": {"linear_scan": "forbidden call"}},
+})
+
+
+
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     course_root = os.path.dirname(os.path.dirname(here))
     for case_name in CASES:
         print(make_case(course_root, case_name, sys.argv[1]))
+
