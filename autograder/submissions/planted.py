@@ -1633,6 +1633,20 @@ CASES.update({
         "expect": {"rnn_step": "partial"}, "performance": {"rnn_step": "zero"}},
 })
 
+CASES.update({
+    # dot_product's block reduction as one shared accumulator: every thread atomicAdds its sum into
+    # a shared float (one shared access on its path, so the tree check's span bound held, and the
+    # model charged nothing for 256 atomics on one address), thread 0 adds the block's total to the
+    # result. An eighth red-team run: 15/15 before; the tree check now counts shared atomics.
+    "dot_product_one_shared_accumulator": {
+        "base": "solutions", "lesson": "03-matmul-reuse",
+        "patch": {DP: [("  partial[tid] = sum;\n  __syncthreads();\n",
+                        "  __shared__ float block_sum;\n  if (tid == 0) block_sum = 0.0f;\n  __syncthreads();\n"
+                        "  atomicAdd(&block_sum, sum);\n  __syncthreads();\n"
+                        "  if (tid == 0) atomicAdd(result, block_sum);\n  return;\n"
+                        "  partial[tid] = sum;\n  __syncthreads();\n")]},
+        "expect": {"dot_product": "partial"}},
+})
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
