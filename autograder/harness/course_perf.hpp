@@ -181,6 +181,15 @@ inline void measure(const std::string& name, double bytes, double flops, const s
   if (restore_set0) restore_set0();
   const course::test::GlobalTraffic t = course::test::count_global_traffic([&] { launch(0); });
   if (!output_right()) return;
+  // The modelled time is the kernels' alone: a run that copied its inputs to the host and worked
+  // there would be charged nothing for that work (a red-team run did so for rnn_step at this
+  // case's shape, which no test uses). No case's work needs the host: none may reach it.
+  if (t.host_device_bytes > 0) {
+    ADD_FAILURE() << "the measured run moved " << t.host_device_bytes << " bytes between the host and the GPU "
+                  << "(copies, or kernels reading page-locked host memory), so it records no figures (no "
+                     "performance points): the work should run on the GPU, from device memory";
+    return;
+  }
   std::snprintf(line, sizeof line,
                 "perf %s backend=sim counted=%d global_bytes=%llu launches=%llu bytes=%.0f flops=%.0f "
                 "modelled_ns=%.1f launch_ns=%.1f memory_ns=%.1f compute_ns=%.1f span_ns=%.1f atomic_ns=%.1f gpu=%s "

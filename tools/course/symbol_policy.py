@@ -52,6 +52,14 @@ FACILITIES: Dict[str, List[str]] = {
     # __managed__ variables are refused by their section (cudasim_managed, see
     # cudasim/include/cudasim/device_functions.hpp).
     "managed_memory": [r"cudaMallocManaged(\(.*\))?"],
+    # nvcuda::wmma (<mma.h>), seen through the simulator's hooks that every fragment load, store
+    # and mma_sync instantiates. On the simulator each lane holds a fragment's whole tile and a
+    # tile moves as one access of lane 0 (lanes 1-31 read it uncounted), so outside the exercise
+    # that teaches tensor cores a fragment is a way round the counters: a red-team run loaded a
+    # block's 256 scan maps as two accumulator tiles and walked them serially in lane 0's
+    # registers, a serial block scan at two shared accesses (linear_scan, full marks).
+    "tensor_cores": [r"cudasim::detail::(count_mma|count_fragment_transfer|begin_warp_tile_access"
+                     r"|end_warp_tile_access)\(.*\)"],
     "cublas": [r"cublas(?!Lt)\w*(\(.*\))?"],
     "cublaslt": [r"cublasLt\w*(\(.*\))?"],
     "cudnn": [r"cudnn\w*(\(.*\))?"],
@@ -168,7 +176,8 @@ def _declared_in_public_headers(shown: str) -> bool:
 
 
 def _facility_name(lib: str) -> str:
-    return {"threads": "threads", "files": "file access", "blas": "a CPU BLAS"}.get(lib, "the library " + lib)
+    return {"threads": "threads", "files": "file access", "blas": "a CPU BLAS",
+            "tensor_cores": "tensor cores (nvcuda::wmma)"}.get(lib, "the library " + lib)
 
 
 # ---- definitions -----------------------------------------------------------------------------

@@ -39,6 +39,19 @@ double cpu_dot(const std::vector<float>& x, const std::vector<float>& y) {
   return ct::all_close(expected, d_result.download(), ct::reduction_tolerance(n));
 }
 
+#ifdef CUDASIM
+/// The atomics on shared memory of the last counted window (the simulator's launch figures stay
+/// until the next window opens; its atomics are global or shared).
+std::uint64_t shared_atomics_of_the_last_window() {
+  std::uint64_t all = 0, global = 0;
+  for (const cudasim::KernelStats& k : cudasim::kernel_stats()) {
+    all += k.atomics;
+    global += k.global_atomics;
+  }
+  return all - global;
+}
+#endif
+
 }  // namespace
 
 TEST(DotProduct, MatchesCpuOnAwkwardSizes) {
@@ -147,4 +160,15 @@ TEST(DotProduct, CombinesTheBlocksSumsInATree) {
       << "with a __syncthreads() between steps, the last warp with __shfl_down_sync): a single thread "
          "walking the block's sums one by one makes the others wait for a serial loop of "
       << kDotThreads << " steps";
+#ifdef CUDASIM
+  // Nor in one shared accumulator: an atomicAdd of every thread's sum into a shared float is one
+  // shared access on each thread's path, but the block's kDotThreads of them wait for one another
+  // at that address, the serial walk again (an eighth red-team run passed so). A warp's lane 0
+  // adding its warp's shuffled sum there is kDotThreads / 32 per block.
+  const std::uint64_t shared_atomics = shared_atomics_of_the_last_window();
+  EXPECT_LE(shared_atomics, counted.blocks * (kDotThreads / 32))
+      << shared_atomics << " atomics on shared memory for " << counted.blocks << " blocks: the threads of a "
+      << "block added their sums one at a time into one shared value; combine them in a tree (halving steps in "
+         "shared memory, __shfl_down_sync within a warp)";
+#endif
 }

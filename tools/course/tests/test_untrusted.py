@@ -102,6 +102,10 @@ class ImportAllowListTest(unittest.TestCase):
         self.assertTrue(self.allowed(*managed, facilities=["managed_memory"]))
         self.assertTrue(self.allowed("_Z10cudaMallocPPvmPKcj", "cudaMalloc(void**, unsigned long, char const*, "
                                      "unsigned int)"))
+        # wmma (the simulator's hooks that its fragments instantiate): the exercise on tensor cores only
+        tile = ("_ZN7cudasim6detail22begin_warp_tile_accessEv", "cudasim::detail::begin_warp_tile_access()")
+        self.assertIn("tensor cores", import_verdict(*tile, []))
+        self.assertTrue(self.allowed(*tile, facilities=["tensor_cores"]))
 
     def test_fortified_forms_are_judged_as_the_functions_they_check(self):
         # A GCC that fortifies by default calls __fread_chk for fread (the lent H200's did).
@@ -305,6 +309,7 @@ class ObjectChecksTest(unittest.TestCase):
                 ("float (*volatile dot)(const float*, const float*, const float*, float) =\n"
                  "    std::inner_product<const float*, const float*, float>;\n", 1),
                 ("nvcuda::wmma::detail::copy_in_uncounted<half, 16, 16>(d, s, 16, false);\n", 1),
+                ("::cudasim::detail::begin_warp_tile_access(); s += x[i];\n", 1),
                 # a call kept out of line by a statement attribute (clang 15 and later)
                 ("[[clang::noinline]] r = std::inner_product(a, a + n, b, 0.0f);\n", 1),
                 ("[[msvc::noinline]] r = std::accumulate(a, a + n, 0.0f);\n", 1),
