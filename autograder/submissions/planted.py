@@ -1631,6 +1631,19 @@ CASES.update({
                         "  }\n"
                         "  const size_t state = static_cast<size_t>(batch) * layer.hidden;  // floats of one h[t]\n")]},
         "expect": {"rnn_step": "partial"}, "performance": {"rnn_step": "zero"}},
+    # rnn_step with one thread per sequence walking every hidden unit of the step: the numbers are
+    # right, but each step's chain is `hidden` dot products long. An eighth red-team run: 10/15
+    # (performance only); a test now asks for a thread per unit at a shape drawn per run.
+    "rnn_step_one_thread_walks_its_sequence": {
+        "base": "solutions", "lesson": "01-serial-dependency",
+        "patch": {RS: [("  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n  const int s = blockIdx.y;\n"
+                        "  if (i >= layer.hidden) return;  // the last block is partly idle\n",
+                        "  const int s = blockIdx.y;\n"
+                        "  if (blockIdx.x * blockDim.x + threadIdx.x != 0) return;  // one thread per sequence\n"
+                        "  for (int i = 0; i < layer.hidden; ++i) {\n"),
+                       ("  h_next[static_cast<size_t>(s) * layer.hidden + i] = tanhf(acc);\n",
+                        "  h_next[static_cast<size_t>(s) * layer.hidden + i] = tanhf(acc);\n  }\n")]},
+        "expect": {"rnn_step": "partial"}},
 })
 
 CASES.update({

@@ -5,6 +5,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <cstdio>
+
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
@@ -53,6 +56,33 @@ TEST(RnnStep, LaunchesOneKernelPerStep) {
   EXPECT_EQ(c.host_device_bytes, 0u)
       << "the forward pass moved " << c.host_device_bytes << " bytes between the host and the GPU (copies, or "
       << "kernels reading page-locked host memory): every step should run on the GPU, from device memory";
+}
+
+TEST(RnnStep, EachUnitOfAStepHasAThreadOfItsOwn) {
+  // The steps are a chain, but within a step the hidden units are independent: a thread per
+  // (unit, sequence), each making one row's dot products. A thread that walks every unit of
+  // its sequence gets the same numbers with `hidden` times the chain the lesson is about. At a
+  // shape drawn from the run's seed, so that no one shape marks the checked call.
+  ct::Rng rng;
+  const int steps = rng.integer(3, 6), batch = rng.integer(1, 4), hidden = rng.integer(33, 96),
+            input = rng.integer(8, 40);
+  std::printf("[ COURSE   ] drawn: %d steps, batch %d, hidden %d, input %d\n", steps, batch, hidden, input);
+  const Problem p(rng, steps, batch, hidden, input);
+  DeviceLayer dl(p.layer);
+  ct::DeviceBuffer<float> d_x(p.x), d_h0(p.h0), d_hs(p.state_floats());
+  d_hs.poison();
+  const ct::GlobalTraffic c = ct::count_global_traffic(
+      [&] { launch_rnn_sequence(dl.layer, d_x.get(), d_h0.get(), d_hs.get(), p.steps, p.batch); });
+  ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(hidden, input))) << p.describe();
+  if (!c.counted) GTEST_SKIP() << c.why_not;
+  const std::uint64_t units = std::uint64_t(steps) * batch * hidden;
+  EXPECT_GE(c.threads, units) << p.describe() << ": " << c.threads << " threads over " << steps
+                              << " steps; each step needs one per hidden unit of each sequence (" << units << " in all)";
+  // One unit: its row of W and of U, the state and the input (2 (hidden + input) loads), b, the store.
+  const std::uint64_t one_unit = 2 * std::uint64_t(hidden + input) + 8;
+  EXPECT_LE(c.span_global_ops, one_unit)
+      << p.describe() << ": one thread made " << c.span_global_ops << " global accesses; a thread that computes "
+      << "one unit makes about " << 2 * (hidden + input) + 2 << " (its rows of W and U, h_prev, x_t, b, h_next)";
 }
 
 TEST(RnnStep, QueuesItsWorkOnTheGivenStream) {
