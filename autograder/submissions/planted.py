@@ -1514,7 +1514,8 @@ CASES.update({
 
 
 # More checks of how the work is done, each once at one fixed configuration (vector_add's threads
-# and sectors at n = 2^20, dot_product's atomics and tree at n = 2^18 + 77, the coalescing of
+# and sectors at n = 2^20, dot_product's atomics and tree at n = 2^18 + 77, peak_flops' and
+# tunable_intensity's threads at n = 4101, the coalescing of
 # naive_matmul at 64^3, of tiled_matmul's tile loads at 96^3, of attention's softmax at n = 256;
 # wmma's share of mma_syncs per warp at 64^3, 128^3 and 33 x 47 x 19; rnn_persistent's state in
 # shared memory at 40 steps of 3 x 64 x 32; linear_scan's tree at n = 2^18 + 5). Each case is its
@@ -1615,6 +1616,26 @@ CASES.update({
              "    return;\n"
              "  }\n"
              "  // 2. Tree reduction in shared memory down to 32 values")]),
+    # peak_flops and tunable_intensity: thread 0 of each block walks the block's elements
+    # (a_few_threads_do_the_work), except at n = 4101 (and k = 8) where the threads were once counted
+    "a_few_threads_do_the_work_except_at_n_4101": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {
+            "02-roofline/03_peak_flops.cu": [
+                ("  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n",
+                 "  const bool counted = n == 4096 + 5;  // elsewhere thread 0 walks its block's elements\n"
+                 "  if (!counted && threadIdx.x != 0) return;\n"
+                 "  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + (counted ? threadIdx.x : 0);\n"
+                 "  const long long last = counted ? first + 1 : first + blockDim.x;\n"
+                 "  for (long long i = first; i < last && i < n; ++i) {\n"),
+                ("  out[i] = sum;\n", "  out[i] = sum;\n  }\n")],
+            "02-roofline/04_tunable_intensity.cu": [
+                ("  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n       i += stride) {\n",
+                 "  const bool counted = n == 4096 + 5 && k == 8;  // elsewhere thread 0 walks its block's share\n"
+                 "  if (!counted && threadIdx.x != 0) return;\n"
+                 "  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + (counted ? threadIdx.x : 0); i < n;\n"
+                 "       i += counted ? stride : (i + 1) % blockDim.x == 0 ? stride - blockDim.x + 1 : 1) {\n")]},
+        "expect": {"peak_flops": "partial", "tunable_intensity": "partial"}},
     # rnn_persistent: each step's state read back from hs (rnn_persistent_state_in_global_memory),
     # except at 40 steps of 3 sequences, 64 hidden units, 32 inputs
     "rnn_persistent_state_in_global_memory_except_at_the_counted_shape": _right_numbers_wrong_way(
