@@ -1053,6 +1053,28 @@ NAIVE_INDICES = ("  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // a
 NAIVE_GRID = "  const dim3 grid((N - 1) / kNaiveBlock + 1, (M - 1) / kNaiveBlock + 1);\n"
 
 
+# linear_scan's block scan: the tree (the reference), and thread 0 walking the block's maps in
+# shared memory, leaving each thread its exclusive map in walked_before (no tree).
+LS_TREE = "  __shared__ float warp_a[kWarps];  // each warp's composed map\n"
+LS_WALK_SHARED = ("  __shared__ float2 maps[kThreads];  // no tree: thread 0 walks the block's maps for all\n"
+                  "  __shared__ float2 walked_total;\n")
+LS_WALK = ("  maps[threadIdx.x] = make_float2(mine.a, mine.b);\n"
+           "  __syncthreads();\n"
+           "  if (threadIdx.x == 0) {\n"
+           "    Affine walked{1.0f, 0.0f};\n"
+           "    for (int t = 0; t < kThreads; ++t) {\n"
+           "      const float2 m = maps[t];\n"
+           "      maps[t] = make_float2(walked.a, walked.b);  // thread t's exclusive map\n"
+           "      walked = compose(walked, Affine{m.x, m.y});\n"
+           "    }\n"
+           "    walked_total = make_float2(walked.a, walked.b);\n"
+           "  }\n"
+           "  __syncthreads();\n"
+           "  const float2 walked_before = maps[threadIdx.x];\n"
+           "  *total = Affine{walked_total.x, walked_total.y};\n"
+           "  __syncthreads();  // all have read maps before a later call overwrites it\n")
+
+
 def _right_numbers_wrong_way(lesson: str, file: str, exercise: str, edits: list) -> dict:
     """The solution with ``edits`` in ``file``: the same results, done the way a test of
     ``exercise`` refuses, so that the exercise keeps some points and loses the others."""
@@ -1068,26 +1090,7 @@ CASES.update({
     # accesses; 25/25 before, 16/25 now), is caught the same way, but simulates 256 times the
     # walks: on a busy machine its tests outlast this suite's 15 s.
     "linear_scan_serial_block_scan": _right_numbers_wrong_way("01-serial-dependency", LS, "linear_scan", [
-        ("  __shared__ float warp_a[kWarps];  // each warp's composed map\n",
-         "  __shared__ float2 maps[kThreads];  // no tree: thread 0 walks the block's maps for all\n"
-         "  __shared__ float2 walked_total;\n"
-         "  maps[threadIdx.x] = make_float2(mine.a, mine.b);\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    Affine walked{1.0f, 0.0f};\n"
-         "    for (int t = 0; t < kThreads; ++t) {\n"
-         "      const float2 m = maps[t];\n"
-         "      maps[t] = make_float2(walked.a, walked.b);  // thread t's exclusive map\n"
-         "      walked = compose(walked, Affine{m.x, m.y});\n"
-         "    }\n"
-         "    walked_total = make_float2(walked.a, walked.b);\n"
-         "  }\n"
-         "  __syncthreads();\n"
-         "  const float2 walked_before = maps[threadIdx.x];\n"
-         "  *total = Affine{walked_total.x, walked_total.y};\n"
-         "  __syncthreads();  // all have read maps before a later call overwrites it\n"
-         "  if (blockDim.x > 0) return Affine{walked_before.x, walked_before.y};\n"
-         "  __shared__ float warp_a[kWarps];  // each warp's composed map\n")]),
+        (LS_TREE, LS_WALK_SHARED + LS_WALK + "  if (blockDim.x > 0) return Affine{walked_before.x, walked_before.y};\n" + LS_TREE)]),
     # rnn_persistent reading each step's state back from hs (global memory, where the last step
     # stored it) instead of keeping it in shared memory: same numbers, one launch, and far fewer
     # shared bytes than the hidden^2 reads of h per step (RunsTheWholeSequenceInOneLaunch).
@@ -1217,20 +1220,26 @@ CASES.update({
 # simulator counts the most mma_syncs any one warp issued (span_mma_ops); a warp may issue twice
 # its share.
 WM = "03-matmul-reuse/05_wmma_matmul.cu"
+# The reference's accumulators, products and stores: each of its 2 x 2 warps 2 x 2 output tiles.
+WM_ACC = ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];\n"
+          "  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n")
+WM_MMA_LOOP = ("    for (int kk = 0; kk < kWmmaBK; kk += 16) {\n"
+               "      wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[2];\n"
+               "      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[2];\n"
+               "      for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(a[i], &tile_a[warp_row * 32 + i * 16][kk], kWmmaBK);\n"
+               "      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][warp_col * 32 + j * 16], kWmmaBN);\n"
+               "      for (int i = 0; i < 2; ++i)\n        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n"
+               "    }\n")
+WM_STORE = ("  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j)\n"
+            "      wmma::store_matrix_sync(&tile_c[warp_row * 32 + i * 16][warp_col * 32 + j * 16], acc[i][j], kWmmaBN,\n"
+            "                              wmma::mem_row_major);\n")
 CASES["wmma_one_warp_of_four_works"] = {
     "base": "solutions", "lesson": "03-matmul-reuse",
-    "patch": {WM: [("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];\n"
-                    "  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n",
+    "patch": {WM: [(WM_ACC,
                     "  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][4];\n"
                     "  for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n"
                     "  (void)warp_row, (void)warp_col;\n"),
-                   ("    for (int kk = 0; kk < kWmmaBK; kk += 16) {\n"
-                    "      wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[2];\n"
-                    "      wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[2];\n"
-                    "      for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(a[i], &tile_a[warp_row * 32 + i * 16][kk], kWmmaBK);\n"
-                    "      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][warp_col * 32 + j * 16], kWmmaBN);\n"
-                    "      for (int i = 0; i < 2; ++i)\n        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n"
-                    "    }\n",
+                   (WM_MMA_LOOP,
                     "    if (warp == 0)\n      for (int kk = 0; kk < kWmmaBK; kk += 16) {\n"
                     "        wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[4];\n"
                     "        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[4];\n"
@@ -1238,9 +1247,7 @@ CASES["wmma_one_warp_of_four_works"] = {
                     "        for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][j * 16], kWmmaBN);\n"
                     "        for (int i = 0; i < 4; ++i)\n          for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n"
                     "      }\n"),
-                   ("  for (int i = 0; i < 2; ++i)\n    for (int j = 0; j < 2; ++j)\n"
-                    "      wmma::store_matrix_sync(&tile_c[warp_row * 32 + i * 16][warp_col * 32 + j * 16], acc[i][j], kWmmaBN,\n"
-                    "                              wmma::mem_row_major);\n",
+                   (WM_STORE,
                     "  if (warp == 0)\n    for (int i = 0; i < 4; ++i)\n      for (int j = 0; j < 4; ++j)\n"
                     "        wmma::store_matrix_sync(&tile_c[i * 16][j * 16], acc[i][j], kWmmaBN, wmma::mem_row_major);\n")]},
     "expect": {"wmma_matmul": "partial"}}
@@ -1660,6 +1667,172 @@ CASES.update({
                         "  partial[tid] = sum;\n  __syncthreads();\n")]},
         "expect": {"dot_product": "partial"}},
 })
+
+# More checks of how the work is done, each once at one fixed configuration (vector_add's threads
+# and sectors at n = 2^20, dot_product's atomics and tree at n = 2^18 + 77, peak_flops' and
+# tunable_intensity's threads at n = 4101, the coalescing of
+# naive_matmul at 64^3, of tiled_matmul's tile loads at 96^3, of attention's softmax at n = 256;
+# wmma's share of mma_syncs per warp at 64^3, 128^3 and 33 x 47 x 19; rnn_persistent's state in
+# shared memory at 40 steps of 3 x 64 x 32; linear_scan's tree at n = 2^18 + 5). Each case is its
+# control above (the same lazy code) done as taught at the old configuration only; the checks now
+# run at configurations drawn from the run's seed, so it scores what its control scores.
+NM_COUNTED = "M == 64 && N == 64 && K == 64"
+TM_TILE_LOADS = ("    const int a_col = k0 + tx, b_row = k0 + ty;\n"
+                 "    tile_a[ty][tx] = (row < M && a_col < K) ? A[static_cast<long long>(row) * K + a_col] : 0.0f;\n"
+                 "    tile_b[ty][tx] = (b_row < K && col < N) ? B[static_cast<long long>(b_row) * N + col] : 0.0f;\n")
+WM_FIXED_SHAPES = "(M == 64 && N == 64 && K == 64) || (M == 128 && N == 128 && K == 128) || (M == 33 && N == 47 && K == 19)"
+CASES.update({
+    # naive_matmul: threadIdx.x down a column of C (naive_matmul_axes_swapped), except at 64^3
+    "naive_matmul_axes_swapped_except_at_64_cubed": _right_numbers_wrong_way("03-matmul-reuse", NM, "naive_matmul", [
+        (NAIVE_INDICES,
+         "  const bool counted = " + NM_COUNTED + ";  // the shape whose sectors were once counted\n"
+         "  const int col = counted ? blockIdx.x * blockDim.x + threadIdx.x : blockIdx.y * blockDim.y + threadIdx.y;\n"
+         "  const int row = counted ? blockIdx.y * blockDim.y + threadIdx.y : blockIdx.x * blockDim.x + threadIdx.x;\n"),
+        (NAIVE_GRID, "  const dim3 grid = " + NM_COUNTED + "\n"
+                     "                       ? dim3((N - 1) / kNaiveBlock + 1, (M - 1) / kNaiveBlock + 1)\n"
+                     "                       : dim3((M - 1) / kNaiveBlock + 1, (N - 1) / kNaiveBlock + 1);\n")]),
+    # tiled_matmul: tiles loaded down their columns (tiled_matmul_tile_loads_down_columns), except at 96^3
+    "tiled_matmul_tile_loads_down_columns_except_at_96_cubed": _right_numbers_wrong_way("03-matmul-reuse", TM, "tiled_matmul", [
+        (TM_TILE_LOADS,
+         "    if (M == 96 && N == 96 && K == 96) {  // the shape whose sectors were once counted\n"
+         + textwrap.indent(TM_TILE_LOADS, "  ") +
+         "    } else {  // everywhere else down the columns\n"
+         "      const int a_row = blockIdx.y * TILE + tx, a_col = k0 + ty;\n"
+         "      const int b_row = k0 + tx, b_col = blockIdx.x * TILE + ty;\n"
+         "      tile_a[tx][ty] = (a_row < M && a_col < K) ? A[static_cast<long long>(a_row) * K + a_col] : 0.0f;\n"
+         "      tile_b[tx][ty] = (b_row < K && b_col < N) ? B[static_cast<long long>(b_row) * N + b_col] : 0.0f;\n"
+         "    }\n")]),
+    # attention: each lane a contiguous chunk of the row (attention_chunked_softmax_rows), except at n = 256
+    "attention_chunked_softmax_rows_except_at_n_256": _right_numbers_wrong_way("01-serial-dependency", AT, "attention", [
+        ("  for (int j = lane; j < valid; j += 32) row_max = fmaxf(row_max, p[j]);\n",
+         "  const bool counted = n == 256;  // the length whose sectors were once counted: a stride of 32\n"
+         "  const int chunk = counted ? 1 : (n + 31) / 32, step = counted ? 32 : 1;\n"
+         "  const int begin = counted ? lane : lane * chunk;\n"
+         "  const int end = counted ? n : (begin + chunk < n ? begin + chunk : n);\n"
+         "  for (int j = begin; j < end && j < valid; j += step) row_max = fmaxf(row_max, p[j]);\n"),
+        ("  for (int j = lane; j < valid; j += 32) sum += expf(p[j] - row_max);\n",
+         "  for (int j = begin; j < end && j < valid; j += step) sum += expf(p[j] - row_max);\n"),
+        ("  for (int j = lane; j < n; j += 32) p[j] =", "  for (int j = begin; j < end; j += step) p[j] =")]),
+    # wmma: warp 0 computes all sixteen output tiles of its block (wmma_one_warp_of_four_works),
+    # except at the three shapes the share of mma_syncs was once counted at
+    "wmma_one_warp_of_four_works_except_at_the_counted_shapes": {
+        "base": "solutions", "lesson": "03-matmul-reuse",
+        "patch": {WM: [(WM_ACC,
+                        "  const bool counted = " + WM_FIXED_SHAPES + ";\n"
+                        "  const int side = counted ? 2 : 4;  // output tiles per side a working warp computes\n"
+                        "  const bool works = counted || warp == 0;\n"
+                        "  const int row0 = counted ? warp_row * 32 : 0, col0 = counted ? warp_col * 32 : 0;\n"
+                        "  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][4];\n"
+                        "  for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n"),
+                       (WM_MMA_LOOP,
+                        "    if (works)\n      for (int kk = 0; kk < kWmmaBK; kk += 16) {\n"
+                        "        wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[4];\n"
+                        "        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[4];\n"
+                        "        for (int i = 0; i < side; ++i) wmma::load_matrix_sync(a[i], &tile_a[row0 + i * 16][kk], kWmmaBK);\n"
+                        "        for (int j = 0; j < side; ++j) wmma::load_matrix_sync(b[j], &tile_b[kk][col0 + j * 16], kWmmaBN);\n"
+                        "        for (int i = 0; i < side; ++i)\n"
+                        "          for (int j = 0; j < side; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n"
+                        "      }\n"),
+                       (WM_STORE,
+                        "  if (works)\n    for (int i = 0; i < side; ++i)\n      for (int j = 0; j < side; ++j)\n"
+                        "        wmma::store_matrix_sync(&tile_c[row0 + i * 16][col0 + j * 16], acc[i][j], kWmmaBN,\n"
+                        "                                wmma::mem_row_major);\n")]},
+        "expect": {"wmma_matmul": "partial"}},
+    # vector_add: thread 0 walks the whole array (one_thread_vector_add), except at n = 2^20
+    "one_thread_vector_add_except_at_2_to_the_20": {
+        "base": "solutions",
+        "patch": {VA: [("  if (i < n) {\n    c[i] = a[i] + b[i];\n  }\n",
+                        "  if (n == (1 << 20)) {  // the length whose threads were once counted\n"
+                        "    if (i < n) c[i] = a[i] + b[i];\n"
+                        "  } else if (i == 0) {\n"
+                        "    for (long long j = 0; j < n; ++j) c[j] = a[j] + b[j];\n"
+                        "  }\n")]},
+        "expect": {"vector_add": "partial"}},
+    # dot_product: an atomic per thread (atomic_per_thread_dot_product), except at n = 2^18 + 77
+    "atomic_per_thread_dot_product_except_at_the_counted_length": _right_numbers_wrong_way(
+        "03-matmul-reuse", DP, "dot_product", [
+            ("  partial[tid] = sum;\n  __syncthreads();\n",
+             "  if (n != (1 << 18) + 77) {  // a block reduction only where the atomics were once counted\n"
+             "    atomicAdd(result, sum);\n"
+             "    return;\n"
+             "  }\n"
+             "  partial[tid] = sum;\n  __syncthreads();\n")]),
+    # dot_product: thread 0 walks its block's sums (one_thread_sums_the_blocks_partials), except at
+    # n = 2^18 + 77
+    "one_thread_sums_the_blocks_partials_except_at_the_counted_length": _right_numbers_wrong_way(
+        "03-matmul-reuse", DP, "dot_product", [
+            ("  // 2. Tree reduction in shared memory down to 32 values",
+             "  if (n != (1 << 18) + 77) {  // a tree only where the span was once counted\n"
+             "    if (tid == 0) {\n"
+             "      float total = 0.0f;\n"
+             "      for (int t = 0; t < blockDim.x; ++t) total += partial[t];\n"
+             "      atomicAdd(result, total);\n"
+             "    }\n"
+             "    return;\n"
+             "  }\n"
+             "  // 2. Tree reduction in shared memory down to 32 values")]),
+    # peak_flops and tunable_intensity: thread 0 of each block walks the block's elements
+    # (a_few_threads_do_the_work), except at n = 4101 (and k = 8) where the threads were once counted
+    "a_few_threads_do_the_work_except_at_n_4101": {
+        "base": "solutions", "lesson": "02-roofline",
+        "patch": {
+            "02-roofline/03_peak_flops.cu": [
+                ("  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n",
+                 "  const bool counted = n == 4096 + 5;  // elsewhere thread 0 walks its block's elements\n"
+                 "  if (!counted && threadIdx.x != 0) return;\n"
+                 "  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + (counted ? threadIdx.x : 0);\n"
+                 "  const long long last = counted ? first + 1 : first + blockDim.x;\n"
+                 "  for (long long i = first; i < last && i < n; ++i) {\n"),
+                ("  out[i] = sum;\n", "  out[i] = sum;\n  }\n")],
+            "02-roofline/04_tunable_intensity.cu": [
+                ("  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;\n       i += stride) {\n",
+                 "  const bool counted = n == 4096 + 5 && k == 8;  // elsewhere thread 0 walks its block's share\n"
+                 "  if (!counted && threadIdx.x != 0) return;\n"
+                 "  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + (counted ? threadIdx.x : 0); i < n;\n"
+                 "       i += counted ? stride : (i + 1) % blockDim.x == 0 ? stride - blockDim.x + 1 : 1) {\n")]},
+        "expect": {"peak_flops": "partial", "tunable_intensity": "partial"}},
+    # rnn_persistent: each step's state read back from hs (rnn_persistent_state_in_global_memory),
+    # except at 40 steps of 3 sequences, 64 hidden units, 32 inputs
+    "rnn_persistent_state_in_global_memory_except_at_the_counted_shape": _right_numbers_wrong_way(
+        "01-serial-dependency", RP, "rnn_persistent", [
+            ("    const float* x_t = x + (static_cast<size_t>(t) * batch + s) * layer.input;\n",
+             "    const float* x_t = x + (static_cast<size_t>(t) * batch + s) * layer.input;\n"
+             "    // h in shared memory only for the shape whose shared bytes were once counted\n"
+             "    const bool counted = steps == 40 && batch == 3 && layer.hidden == 64 && layer.input == 32;\n"
+             "    const float* h_prev = counted ? h\n"
+             "                        : t == 0 ? h0 + static_cast<size_t>(s) * layer.hidden\n"
+             "                                 : hs + (static_cast<size_t>(t - 1) * batch + s) * layer.hidden;\n"),
+            ("acc += w_row[j] * h[j];", "acc += w_row[j] * h_prev[j];"),
+            ("      h_next[i] = value;\n", "      if (counted) h_next[i] = value;\n")]),
+    # linear_scan: thread 0 walks its block's maps (linear_scan_serial_block_scan), except in the
+    # carries pass (one block) and on the 257-tile grids of n = 2^18 + 5
+    "linear_scan_serial_block_scan_except_at_the_counted_length": _right_numbers_wrong_way(
+        "01-serial-dependency", LS, "linear_scan", [
+            (LS_TREE,
+             LS_WALK_SHARED +
+             "  if (gridDim.x != 1 && gridDim.x != 257) {  // a tree only where the span was once counted\n"
+             + textwrap.indent(LS_WALK, "  ") +
+             "    return Affine{walked_before.x, walked_before.y};\n"
+             "  }\n" + LS_TREE)]),
+})
+
+
+# rgb_to_gray on a flat 1-D grid with a flat pixel index: the right numbers, coalesced, one pixel
+# per thread, without the 2-D indexing the exercise teaches (10/10 before
+# CoversTheImageWithATwoDimensionalGridOfTiles counted the blocks).
+CASES["rgb_to_gray_on_a_flat_grid"] = {
+    "base": "solutions",
+    "patch": {RG: [("  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x: along a row\n"
+                    "  const int row = blockIdx.y * blockDim.y + threadIdx.y;  // y: down the columns\n",
+                    "  // a flat grid over the pixels: the block's 256 threads take 256 consecutive pixels\n"
+                    "  const long long flat = static_cast<long long>(blockIdx.x) * blockDim.x * blockDim.y +\n"
+                    "                         threadIdx.y * blockDim.x + threadIdx.x;\n"
+                    "  const int row = static_cast<int>(flat / width), col = static_cast<int>(flat % width);\n"),
+                   ("  const dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);\n",
+                    "  const long long pixels = static_cast<long long>(height) * width;\n"
+                    "  const dim3 grid(static_cast<unsigned>((pixels + block.x * block.y - 1) / (block.x * block.y)));\n")]},
+    "expect": {"rgb_to_gray": "partial"}}
+
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))

@@ -8,6 +8,8 @@
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <utility>
@@ -84,16 +86,29 @@ TEST(RgbToGray, KeepsRowsAndColumnsApartInTallAndWideImages) {
 
 namespace {
 
-/// Converts one random height x width image with the traffic counted and checks the values,
-/// one pixel per thread (4 global accesses) and a warp's accesses along rows.
-void check_one_pixel_per_thread_along_the_row(ct::Rng& rng, int height, int width) {
-  const std::string where = "image " + std::to_string(height) + " rows x " + std::to_string(width) + " columns";
+std::string image_name(int height, int width) {
+  return "image " + std::to_string(height) + " rows x " + std::to_string(width) + " columns";
+}
+
+/// Converts one random height x width image with the traffic counted into `counted`, and
+/// checks the values (a fatal failure when they are wrong: then the counts say nothing).
+void convert_counted(ct::Rng& rng, int height, int width, ct::GlobalTraffic* counted) {
   const std::size_t pixels = static_cast<std::size_t>(height) * width;
   const auto rgb = rng.uniform(3 * pixels, 0.0f, 1.0f);
   ct::DeviceBuffer<float> d_rgb(rgb), d_gray(pixels);
   d_gray.poison();
-  const auto counted = ct::count_global_traffic([&] { launch_rgb_to_gray(d_rgb.get(), d_gray.get(), height, width); });
-  ASSERT_TRUE(ct::all_close(cpu_rgb_to_gray(rgb, height, width), d_gray.download(), 1e-6, 1e-5)) << where;
+  *counted = ct::count_global_traffic([&] { launch_rgb_to_gray(d_rgb.get(), d_gray.get(), height, width); });
+  ASSERT_TRUE(ct::all_close(cpu_rgb_to_gray(rgb, height, width), d_gray.download(), 1e-6, 1e-5))
+      << image_name(height, width);
+}
+
+/// Converts one random height x width image with the traffic counted and checks the values,
+/// one pixel per thread (4 global accesses) and a warp's accesses along rows.
+void check_one_pixel_per_thread_along_the_row(ct::Rng& rng, int height, int width) {
+  const std::string where = image_name(height, width);
+  ct::GlobalTraffic counted;
+  convert_counted(rng, height, width, &counted);
+  if (::testing::Test::HasFatalFailure()) return;
   if (!counted.counted) GTEST_SKIP() << counted.why_not;
   EXPECT_LE(counted.span_global_ops, 4u) << where << ": one thread made " << counted.span_global_ops
                                          << " global accesses: one thread per pixel makes 4 (r, g, b, gray)";
@@ -120,4 +135,45 @@ TEST(RgbToGray, EachThreadConvertsOnePixelAlongTheRow) {
     check_one_pixel_per_thread_along_the_row(rng, h, w);
     if (::testing::Test::HasFatalFailure() || ::testing::Test::IsSkipped()) return;
   }
+}
+
+namespace {
+
+/// Blocks of a 2-D grid of 16 x 16 tiles over the image: ceil(width/16) x ceil(height/16).
+std::uint64_t tiles_over(int height, int width) {
+  return std::uint64_t((width + 15) / 16) * std::uint64_t((height + 15) / 16);
+}
+
+/// Blocks of a flat 1-D grid of 256-thread blocks over the image's pixels.
+std::uint64_t flat_blocks_over(int height, int width) { return (std::uint64_t(height) * width + 255) / 256; }
+
+}  // namespace
+
+TEST(RgbToGray, CoversTheImageWithATwoDimensionalGridOfTiles) {
+  // The exercise is 2-D indexing: a grid of 16 x 16 tiles, blockIdx.x along the columns and
+  // blockIdx.y down the rows, ceil(width/16) x ceil(height/16) of them, each thread its
+  // (column, row). A flat 1-D grid over the pixels with a flat index gets the same numbers
+  // with a different count of blocks (a tile's rows no longer match the image's). The image is
+  // drawn from the run's seed (17 to 160 rows, 17 to 320 columns) among those where the counts
+  // differ, so that no one image marks the checked call.
+  ct::Rng rng;
+  int height = 0, width = 0;
+  do {
+    height = rng.integer(17, 160);
+    width = rng.integer(17, 320);
+  } while (tiles_over(height, width) == flat_blocks_over(height, width));
+  const std::string where = image_name(height, width);
+  std::printf("[ COURSE   ] drawn: %s\n", where.c_str());
+  ct::GlobalTraffic counted;
+  convert_counted(rng, height, width, &counted);
+  if (HasFatalFailure()) return;
+  if (!counted.counted) GTEST_SKIP() << counted.why_not;
+  EXPECT_EQ(counted.blocks, tiles_over(height, width))
+      << where << ": " << counted.blocks << " blocks launched; a 2-D grid of 16 x 16 tiles covers it with "
+      << (width + 15) / 16 << " x " << (height + 15) / 16 << " = " << tiles_over(height, width)
+      << " (ceil(width/16) columns of tiles in x, ceil(height/16) rows in y), each thread taking column "
+         "blockIdx.x * blockDim.x + threadIdx.x and row blockIdx.y * blockDim.y + threadIdx.y ("
+      << flat_blocks_over(height, width) << " is a flat grid over the pixels)";
+  EXPECT_EQ(counted.threads, 256 * tiles_over(height, width))
+      << where << ": " << counted.threads << " threads launched; the given 16 x 16 blocks, one per tile";
 }

@@ -8,6 +8,7 @@
 #include "course_test.hpp"
 #include "cuda_check.hpp"
 
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -92,9 +93,12 @@ TEST(VectorAdd, OneThreadPerElementWithCoalescedAccesses) {
   // The contract is the lesson's first idea: one thread per element, so that the GPU's
   // thousands of threads share the work. One thread (or one block) looping over the whole
   // array gets the same numbers while leaving the GPU idle; neighbouring threads reading
-  // far-apart elements get them without coalescing. The simulator counts both.
+  // far-apart elements get them without coalescing. The simulator counts both, at a length
+  // drawn from the run's seed (2^16 to 2^20, mostly not a multiple of the block), so that a
+  // kernel cannot take one element per thread for one length it recognises only.
   ct::Rng rng;
-  const int n = 1 << 20;
+  const int n = rng.integer(1 << 16, 1 << 20);
+  std::printf("[ COURSE   ] drawn: n = %d\n", n);
   const auto a = rng.uniform(n, -1.0f, 1.0f);
   const auto b = rng.uniform(n, -1.0f, 1.0f);
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);

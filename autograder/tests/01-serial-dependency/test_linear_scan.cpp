@@ -94,8 +94,11 @@ TEST(LinearScan, DoesNotWritePastTheEnd) {
 TEST(LinearScan, MovesAtMost22BytesPerElement) {
   // Counted on the simulator: a and b read at most twice (16 bytes), h written once (4), and
   // the tiles' carries well under 2 bytes per element. 12 bytes per element is the floor.
+  // The length is drawn from the run's seed (2^17 to 2^18 + 4096, a ragged last tile almost
+  // always), so that a kernel cannot scan as taught for one length it recognises only.
   ct::Rng rng;
-  const int n = (1 << 18) + 5;
+  const int n = rng.integer(1 << 17, (1 << 18) + 4096);
+  std::printf("[ COURSE   ] drawn: n = %d\n", n);
   const auto a = rng.nonzero(n, 0.5f, 0.95f);
   const auto b = rng.uniform(n, -1.0f, 1.0f);
   ct::DeviceBuffer<float> d_a(a), d_b(b), d_h(n), work(linear_scan_workspace_floats(n));
@@ -124,7 +127,7 @@ TEST(LinearScan, MovesAtMost22BytesPerElement) {
   // maps; walking a tile of kLinearScanTile elements makes thousands, walking the 256 threads'
   // maps hundreds). Across the tiles, the given carries pass (one block of 256 threads) walks
   // ceil(tiles / 256) tiles per thread serially: 5 accesses each (tile_a and tile_b twice, the
-  // carry once). Here 257 tiles: 2 per thread.
+  // carry once). Here 128 to 260 tiles: 1 or 2 per thread.
   constexpr std::uint64_t kCarriesThreads = 256;
   const std::uint64_t tiles = (n + kLinearScanTile - 1) / kLinearScanTile;
   const std::uint64_t tiles_per_carries_thread = (tiles + kCarriesThreads - 1) / kCarriesThreads;

@@ -12,6 +12,7 @@
 #include "cuda_check.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,9 +101,12 @@ TEST(FmaChains, EveryChainStartsAtItsOwnValue) {
 TEST(FmaChains, EveryThreadRunsItsOwnChains) {
   // Peak FLOPs needs every lane busy: the launcher starts a thread per element, and each
   // should run its element's chains (one load, the FMAs in registers, one store), not leave
-  // the work to one thread of its block.
+  // the work to one thread of its block. Counted at a length drawn from the run's seed (1000 to
+  // 8192, mostly a ragged last block), so that a kernel cannot give each thread its own chains
+  // for one length it recognises only.
   ct::Rng rng;
-  const int n = 4096 + 5;
+  const int n = rng.integer(1000, 8192);
+  std::printf("[ COURSE   ] drawn: n = %d\n", n);
   const auto seeds = rng.uniform(n, -2.0f, 2.0f);
   ct::DeviceBuffer<float> d_seeds(seeds), d_out(n);
   const ct::GlobalTraffic traffic =

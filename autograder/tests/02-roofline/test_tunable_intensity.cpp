@@ -9,6 +9,7 @@
 #include "cuda_check.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -108,10 +109,14 @@ TEST(TunableIntensity, BytesDoNotDependOnK) {
 TEST(TunableIntensity, EveryThreadTakesItsOwnElement) {
   // The roofline's compute side needs every lane busy: the launcher starts a thread per
   // element, and each should take its element (one load, k FMAs, one store), not leave the
-  // work to a few threads that walk many elements each.
+  // work to a few threads that walk many elements each. Counted at a length and a k drawn from
+  // the run's seed (1000 to 8192 elements, 1 to 16 FMAs), so that a kernel cannot give each
+  // thread its own element for one call it recognises only.
   ct::Rng rng;
+  const int n = rng.integer(1000, 8192), k = rng.integer(1, 16);
+  std::printf("[ COURSE   ] drawn: n = %d, k = %d\n", n, k);
   ct::GlobalTraffic traffic;
-  ASSERT_TRUE(matches(rng, 4096 + 5, 8, &traffic));
+  ASSERT_TRUE(matches(rng, n, k, &traffic));
   if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
   EXPECT_LE(traffic.span_global_ops, 2u)
       << "one thread made " << traffic.span_global_ops << " global loads and stores; each thread should load "

@@ -123,16 +123,21 @@ TEST(TiledMatmul, LoadsTilesAlongRowsCoalesced) {
   // neighbouring floats of one row of A (or of B), 32 x 4 bytes = 4 sectors of 32 bytes (for
   // TILE = 8 and 16: 4 and 2 rows of whole sectors, 4 sectors still). With threadIdx.x down a
   // column, every lane reads another row: TILE sectors per load at TILE = 8, 16, 32.
+  // The shape is drawn from the run's seed for each tile size, so that a kernel cannot load
+  // along rows for one shape it recognises only: M any of 17 to 96, N and K multiples of 8
+  // from 24 to 96 (rows whole sectors, so that every tile row starts on one, but mostly not
+  // whole tiles of 16 or 32).
   ct::Rng rng;
   for (int tile : kTiles) {
-    const int s = 96;  // whole tiles, rows 384 bytes: every tile row starts on a sector
+    const int m = rng.integer(17, 96), n = 8 * rng.integer(3, 12), k = 8 * rng.integer(3, 12);
+    std::printf("[ COURSE   ] drawn: %s\n", shape(tile, m, n, k).c_str());
     ct::GlobalTraffic traffic;
-    ASSERT_TRUE(matmul_matches_cpu(rng, tile, s, s, s, &traffic)) << shape(tile, s, s, s);
+    ASSERT_TRUE(matmul_matches_cpu(rng, tile, m, n, k, &traffic)) << shape(tile, m, n, k);
     if (!traffic.counted) GTEST_SKIP() << traffic.why_not;
-    std::printf("[ COURSE   ] tiled_matmul, %s: %.2f sectors per warp-wide access\n", shape(tile, s, s, s).c_str(),
+    std::printf("[ COURSE   ] tiled_matmul, %s: %.2f sectors per warp-wide access\n", shape(tile, m, n, k).c_str(),
                 traffic.sectors_per_request());
     EXPECT_LE(traffic.sectors_per_request(), 6.0)
-        << shape(tile, s, s, s) << ": " << traffic.sectors_per_request() << " 32-byte sectors per warp-wide "
+        << shape(tile, m, n, k) << ": " << traffic.sectors_per_request() << " 32-byte sectors per warp-wide "
         << "access; load the tiles as the naive kernel reads B: threadIdx.x along a row of the tile "
            "(tile_a[ty][tx] = A[row][k0 + tx], tile_b[ty][tx] = B[k0 + ty][col]), so that a warp's lanes read "
            "neighbouring floats (4 sectors per access), not one float of each of TILE different rows";

@@ -14,6 +14,7 @@
 #include "cuda_check.hpp"
 #include "wmma_reference.hpp"
 
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -103,10 +104,18 @@ TEST(WmmaMatmul, DoesNotWritePastTheEndOfC) {
 
 TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
   // bf16 halves the bytes per element: A is loaded ceil(N/64) times at 2 bytes, B ceil(M/64)
-  // times; C is stored once in fp32.
+  // times; C is stored once in fp32. Counted at shapes drawn from the run's seed, so that a
+  // kernel cannot do the work as taught (the tensor cores, every warp its share) for shapes it
+  // recognises only: one of whole 64 x 64 x 32 block tiles (64 or 128 rows and columns, 32 to
+  // 128 deep) and two of 17 to 130 each way (ragged edges).
   SKIP_WITHOUT_TENSOR_CORES();
   ct::Rng rng;
-  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{64, 64, 64}, {128, 128, 128}, {33, 47, 19}}) {
+  const std::vector<std::tuple<int, int, int>> shapes = {
+      {kWmmaBM * rng.integer(1, 2), kWmmaBN * rng.integer(1, 2), kWmmaBK * rng.integer(1, 4)},
+      {rng.integer(17, 130), rng.integer(17, 130), rng.integer(17, 130)},
+      {rng.integer(17, 130), rng.integer(17, 130), rng.integer(17, 130)}};
+  for (auto [m, n, k] : shapes) {
+    std::printf("[ COURSE   ] drawn: %s\n", shape(m, n, k).c_str());
     const auto a = random_bf16(rng, m * k), b = random_bf16(rng, k * n);
     ct::DeviceBuffer<__nv_bfloat16> d_a(a.bits), d_b(b.bits);
     ct::DeviceBuffer<float> d_c(m * n);
