@@ -10,7 +10,9 @@
 # SECONDS (default 540) is the whole budget; GTEST_SOURCE_DIR (default .gtest-carry/googletest)
 # holds GoogleTest's sources where the machine has no GoogleTest package; PLAN (default
 # "build ctest grade1 experiments grade3 skeletons") names the steps, in the order to run them:
-# a second lease that only re-checks fixes can leave out the experiments.
+# a second lease that only re-checks fixes can leave out the experiments. A grade or skeletons
+# item can name lessons (grade3:00,03 grades lessons 00 and 03 three times); "ranking" times the
+# slow solutions of autograder/submissions/rank_slow.py against the references.
 set -uo pipefail
 
 budget="${1:-540}"
@@ -51,14 +53,21 @@ step() {
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/nvidia-smi.csv"
 # Build first: every later step needs it; then what a GPU alone can show, cheapest first.
 for item in $plan; do
+    lessons=()
+    if [[ "$item" == *:* ]]; then
+        lessons=(--lesson "${item#*:}")
+        item="${item%%:*}"
+    fi
     case "$item" in
         build) step 300 build ;;
         ctest) step 150 ctest ;;
-        grade1) step 200 grade --repeats 1 ;;
+        grade1) step 200 grade --repeats 1 "${lessons[@]}" ;;
         experiments) step 90 roofline,tokens_per_second,batch_sweep,loader_benchmark,parallelism_experiment ;;
-        grade3) step 200 grade --repeats 3 ;;
-        skeletons) step 120 skeletons ;;
-        *) echo "gpu-lease: unknown plan item '$item' (build ctest grade1 experiments grade3 skeletons)" >&2; exit 2 ;;
+        grade3) step 240 grade --repeats 3 "${lessons[@]}" ;;
+        skeletons) step 120 skeletons "${lessons[@]}" ;;
+        ranking) step 300 ranking ;;
+        *) echo "gpu-lease: unknown plan item '$item' (build ctest grade1 experiments grade3 skeletons ranking;" \
+                "grade and skeletons may name lessons: grade3:00,03)" >&2; exit 2 ;;
     esac
 done
 pack

@@ -211,7 +211,7 @@ def build_parser() -> OneLineParser:
                                         "GPU, run the whole ctest suite, grade solutions/ (--repeats times) and the "
                                         "untouched skeletons, run each lesson's experiment, and write report.md and "
                                         "report.json. Without a GPU it only builds the cuda backend for sm_90 and "
-                                        "exits with status 3. Steps: build, ctest, grade, skeletons, roofline, "
+                                        "exits with status 3. Steps: build, ctest, grade, skeletons, ranking, roofline, "
                                         "tokens_per_second, batch_sweep, loader_benchmark, parallelism_experiment.")
     report.add_argument("--out", metavar="DIR", help="where the report goes (default: build/gpu-report)")
     report.add_argument("--gtest-source", metavar="DIR",
@@ -224,6 +224,8 @@ def build_parser() -> OneLineParser:
                              "experiments); results of earlier runs in --out are kept")
     report.add_argument("--time-limit", metavar="SECONDS", type=float, default=540.0,
                         help="time limit of each command a step runs (default 540)")
+    report.add_argument("--lesson", metavar="NN", help="the grade and skeletons steps grade these lessons only "
+                                                       "(00, or 00,03)")
     return parser
 
 
@@ -429,7 +431,7 @@ def _gpu_report(args: argparse.Namespace, root: str) -> int:
         except CourseError:
             raise CourseError("--gtest-source %s is not GoogleTest's source folder (a CMakeLists.txt and "
                               "gtest/gtest.h, e.g. a copy of /usr/src/googletest)" % args.gtest_source)
-    return run_gpu_report(root, args.out, steps, args.repeats, args.time_limit)
+    return run_gpu_report(root, args.out, steps, args.repeats, args.time_limit, args.lesson)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

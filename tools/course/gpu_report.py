@@ -2,6 +2,7 @@
 written down as one Markdown report and one JSON file with every figure.
 
     ./course gpu-report [--out DIR] [--gtest-source DIR] [--repeats N] [--steps LIST] [--time-limit S]
+                        [--lesson NN]
 
 Steps, in order (``--steps`` picks some; ``experiments`` names the last five, ``all`` every one):
 
@@ -12,6 +13,9 @@ Steps, in order (``--steps`` picks some; ``experiments`` names the last five, ``
   grade        ``./course --backend cuda grade --submission solutions`` N times: the references
                against themselves must score full marks every time; the spread of the ratios
   skeletons    the grader on the untouched skeletons: 0 expected
+  ranking      slow solutions (planted submissions: right numbers, the slow way) timed against the
+               references (autograder/submissions/rank_slow.py): set beside the simulator's modelled
+               ratios, does the model rank them as the GPU does?
   roofline, tokens_per_second, batch_sweep, loader_benchmark, parallelism_experiment
                the lessons' experiments (``./course roofline``, ``./course run lessons/...``)
 
@@ -50,7 +54,7 @@ DEFAULT_TIME_LIMIT = 540.0
 DEFAULT_REPEATS = 3
 OUTPUT_TAIL = 12000             # characters of a step's output kept in report.json (full log in logs/)
 EXPERIMENTS = ("roofline", "tokens_per_second", "batch_sweep", "loader_benchmark", "parallelism_experiment")
-STEPS = ("build", "ctest", "grade", "skeletons") + EXPERIMENTS
+STEPS = ("build", "ctest", "grade", "skeletons", "ranking") + EXPERIMENTS
 STEP_GROUPS = {"all": STEPS, "experiments": EXPERIMENTS}
 OK, FAILED, TIMED_OUT = "ok", "failed", "timed out"
 INCOMPLETE = "incomplete"      # a step of several commands, saved after each: resumed by the next run
@@ -256,6 +260,7 @@ class Context:
     time_limit: float = DEFAULT_TIME_LIMIT
     commit: Optional[str] = None
     gpu: Optional[str] = None
+    lessons: Optional[str] = None   # --lesson: the grade and skeletons steps grade these lessons only
     # Records a step's result so far (a step of several commands calls it after each).
     checkpoint: Callable[[StepResult], None] = lambda result: None
 
@@ -342,7 +347,9 @@ def step_ctest(ctx: Context) -> StepResult:
 
 def _grade_once(ctx: Context, submission: str, label: str, result: StepResult) -> Optional[dict]:
     """One ./course grade --format json; its report (also kept in OUT/grade/), or None."""
-    run = run_command(ctx.course("grade", "--submission", submission, "--format", "json"), ctx.root, ctx.time_limit)
+    only = ["--lesson", ctx.lessons] if ctx.lessons else []
+    run = run_command(ctx.course("grade", "--submission", submission, "--format", "json", *only), ctx.root,
+                      ctx.time_limit)
     result.commands.append(run.command)
     _write_log(ctx, result.name, "$ %s\n%s\n%s" % (run.command, run.stderr, run.stdout), append=True)
     report = None
@@ -366,8 +373,9 @@ def step_grade(ctx: Context) -> StepResult:
     """The reference solutions graded against themselves, ``repeats`` times. Saved after each
     run; a step left incomplete (the machine's own limit ended the command) at this commit and
     on this GPU is resumed where it stopped."""
-    result = resumable(ctx.out_dir, "grade", ctx.commit, ctx.gpu, fewer_runs_than=ctx.repeats) or \
-        StepResult("grade", INCOMPLETE, utc_now(), 0.0)
+    result = resumable(ctx.out_dir, "grade", ctx.commit, ctx.gpu, fewer_runs_than=ctx.repeats)
+    if result is None or result.figures.get("lessons") != ctx.lessons:   # other lessons: start over
+        result = StepResult("grade", INCOMPLETE, utc_now(), 0.0)
     runs = list(result.figures.get("runs", []))
     while len(runs) < ctx.repeats:
         clock = time.monotonic()
@@ -375,6 +383,9 @@ def step_grade(ctx: Context) -> StepResult:
         runs.append(figs.grade_figures(report) if report else None)
         result.seconds += time.monotonic() - clock
         summarize_grade_runs(result, runs, ctx.repeats)
+        result.figures["lessons"] = ctx.lessons
+        if ctx.lessons:
+            result.summary = "lessons %s: %s" % (ctx.lessons, result.summary)
         ctx.checkpoint(result)
     return result
 
@@ -428,6 +439,34 @@ def step_skeletons(ctx: Context) -> StepResult:
     result.summary = "%s/%s%s" % (ui.format_points(grade["score"]), ui.format_points(grade["max_score"]),
                                   " (0 as expected)" if grade["scored_zero"] else ": NOT 0")
     result.status = OK if grade["scored_zero"] else FAILED
+    return result
+
+
+def step_ranking(ctx: Context) -> StepResult:
+    """Slow solutions timed against the references (autograder/submissions/rank_slow.py)."""
+    result = StepResult("ranking", FAILED, utc_now(), 0.0)
+    out = ctx.path("ranking.json")
+    # Start no case in the last 90 s of the limit: a case is a build, its tests and 3 timed rounds.
+    argv = [sys.executable, os.path.join(ctx.root, "autograder", "submissions", "rank_slow.py"), "--backend", "cuda",
+            "--out", out, "--deadline", "%.0f" % max(30.0, ctx.time_limit - 90)]
+    run = run_command(argv, ctx.root, ctx.time_limit)
+    result.commands.append(run.command)
+    result.seconds = run.seconds
+    _write_log(ctx, "ranking", "$ %s\n%s\n--- stderr ---\n%s" % (run.command, run.stdout, run.stderr))
+    result.output = tail(run.stdout) + ("\n--- stderr (end) ---\n" + tail(run.stderr, 4000) if not run.ok else "")
+    text = _read(out)
+    if text is None:
+        result.summary = "%s, no rows" % run.failure() if not run.ok else "no rows"
+        return result
+    ranked = json.loads(text)
+    result.files.append(os.path.relpath(out, ctx.out_dir))
+    result.figures = ranked
+    rows = [r for r in ranked["rows"] if r.get("ratio") is not None]
+    slower = sum(1 for r in rows if r["ratio"] > 1.0)
+    result.summary = "%d slow solutions timed: %d slower than the reference, %d not; %d without a ratio%s" % (
+        len(rows), slower, len(rows) - slower, len(ranked["rows"]) - len(rows),
+        "; out of time before %d" % len(ranked["skipped"]) if ranked.get("skipped") else "")
+    result.status = OK if run.ok and rows else FAILED
     return result
 
 
@@ -492,6 +531,7 @@ STEP_FUNCTIONS: Dict[str, Callable[[Context], StepResult]] = {
     "ctest": step_ctest,
     "grade": step_grade,
     "skeletons": step_skeletons,
+    "ranking": step_ranking,
     "roofline": step_roofline,
     "tokens_per_second": _program_step("tokens_per_second", figs.parse_tokens_per_second, figs.tokens_headline),
     "batch_sweep": _program_step("batch_sweep", figs.parse_batch_sweep, figs.batch_sweep_headline),
@@ -659,7 +699,8 @@ def no_gpu_line(arch: Optional[str]) -> str:
 
 
 def run_gpu_report(root: str, out_dir: Optional[str] = None, steps: Optional[List[str]] = None,
-                   repeats: int = DEFAULT_REPEATS, time_limit: float = DEFAULT_TIME_LIMIT) -> int:
+                   repeats: int = DEFAULT_REPEATS, time_limit: float = DEFAULT_TIME_LIMIT,
+                   lessons: Optional[str] = None) -> int:
     nvcc = find_nvcc()
     if not nvcc:
         sys.stderr.write("gpu-report: nvcc not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin): install the "
@@ -669,7 +710,7 @@ def run_gpu_report(root: str, out_dir: Optional[str] = None, steps: Optional[Lis
     out_dir = os.path.abspath(out_dir or os.path.join(root, "build", "gpu-report"))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise CourseError("--out %s exists and is not a folder" % out_dir)
-    ctx = Context(root, out_dir, toolchain, repeats, time_limit)
+    ctx = Context(root, out_dir, toolchain, repeats, time_limit, lessons=lessons)
 
     if not gpu_names():
         # Nothing can run, but the build can still be proved: the same build as on a GPU, for sm_90.

@@ -705,7 +705,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                      timeout: float, memory_bytes: Optional[int], build_dir: Optional[str] = None,
                      reference: Optional[Reference] = None, snapshot: Optional[str] = None,
                      quiet: bool = False, seed: Optional[int] = None,
-                     only_files: Optional[Sequence[str]] = None, time_budget: Optional[float] = None) -> GradeReport:
+                     only_files: Optional[Sequence[str]] = None, time_budget: Optional[float] = None,
+                     measure_failing: bool = False) -> GradeReport:
     """Grade the submission folder ``submission`` (laid out like exercises/).
 
     ``build_dir``, ``reference`` and ``snapshot`` let grade-all share work between submissions.
@@ -713,7 +714,10 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     exercises: the grader's own tests plant a defect in one file of a lesson.
     ``seed`` pins the tests' random inputs (default: a fresh one, recorded in the report), so a
     re-grade with the same seed gives the same score. ``time_budget`` (seconds) bounds the
-    submission's builds and runs together (time_budget.py)."""
+    submission's builds and runs together (time_budget.py). ``measure_failing`` measures the
+    performance of an exercise that fails a test too, reported and never scored: for comparing
+    the simulator's model with a GPU on slow solutions (autograder/submissions/rank_slow.py),
+    not for grading."""
     started = time.monotonic()
     budget = TimeBudget(time_budget)
     seed = fresh_seed() if seed is None else seed
@@ -925,13 +929,15 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         if grade.status == ERROR and not grade.note:
             grade.note = "no usable test results"
     # Performance, only for exercises with performance points.
-    perf_steps = sum(1 for ex in exercises if grades[ex.key].status == PASSED and grades[ex.key].performance_max > 0
+    def measured(g: ExerciseGrade) -> bool:   # measure_failing: any exercise that built and ran its tests
+        return g.status == PASSED or (measure_failing and bool(g.tests_total))
+    perf_steps = sum(1 for ex in exercises if measured(grades[ex.key]) and grades[ex.key].performance_max > 0
                      and grades[ex.key].criterion != "none")
     for ex in exercises:
         grade = grades[ex.key]
         if grade.performance_max <= 0 or grade.criterion == "none":
             continue
-        if grade.status != PASSED:
+        if not measured(grade):
             grade.performance = "not measured: the exercise must pass every test first"
             grade.performance_graded = True
             continue
@@ -947,6 +953,10 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         grade.performance_graded = outcome.graded
         grade.performance_suspicious = outcome.suspicious
         grade.performance_ratio = outcome.ratio
+        if grade.status != PASSED:      # measure_failing: reported, never scored
+            grade.performance = "measured, not scored (a test failed): " + outcome.summary
+            grade.performance_graded = True
+            continue
         if outcome.graded:
             grade.performance_score = round(grade.performance_max * outcome.fraction, 2)
     for g in grades.values():

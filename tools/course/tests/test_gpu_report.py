@@ -289,6 +289,65 @@ class GradeRuns(unittest.TestCase):
         self.assertEqual(self.grade(previous)[1], 3)
 
 
+    def test_an_incomplete_step_of_other_lessons_starts_again(self):
+        previous = gr.StepResult("grade", gr.INCOMPLETE, "earlier", 100.0, figures={"runs": [grade_run(20, 0.9)]},
+                                 commit="0123abcd", gpu="NVIDIA H200")
+        self.ctx.lessons = "00,03"
+        result, calls = self.grade(previous)
+        self.assertEqual(calls, 3)
+        self.assertEqual(result.figures["lessons"], "00,03")
+        self.assertTrue(result.summary.startswith("lessons 00,03: 3 of 3 runs"), result.summary)
+
+    def test_the_lessons_reach_the_grader(self):
+        self.ctx.lessons = "00,03"
+        ran = []
+
+        def fake_run(argv, root, time_limit):
+            ran.append(list(argv))
+            return gr.CommandRun(" ".join(argv), 0, False, '{"score": 1, "max_score": 1, "exercises": []}', "", 1.0)
+        with mock.patch.object(gr, "run_command", side_effect=fake_run):
+            gr._grade_once(self.ctx, "solutions", "solutions-run-1", gr.StepResult("grade", gr.INCOMPLETE, "now", 0.0))
+        self.assertEqual(ran[0][-2:], ["--lesson", "00,03"])
+
+
+class Ranking(unittest.TestCase):
+    """The slow solutions' step: rank_slow.py's rows become the step's figures and summary."""
+
+    def setUp(self):
+        self.out = tempfile.mkdtemp(prefix="gpu-report-test-")
+        self.addCleanup(shutil.rmtree, self.out, ignore_errors=True)
+        self.ctx = gr.Context(support.REPO_ROOT, self.out, TOOLCHAIN, time_limit=300)
+
+    def rank(self, rows, skipped=(), returncode=0):
+        ran = []
+
+        def fake_run(argv, root, time_limit):
+            ran.append(list(argv))
+            if rows is not None:
+                with open(argv[argv.index("--out") + 1], "w") as f:
+                    json.dump({"backend": "cuda", "rows": rows, "skipped": list(skipped)}, f)
+            return gr.CommandRun(" ".join(argv), returncode, False, "table", "", 12.0)
+        with mock.patch.object(gr, "run_command", side_effect=fake_run):
+            return gr.step_ranking(self.ctx), ran[0]
+
+    def test_rows_and_summary(self):
+        rows = [{"case": "a", "exercise": "attention", "ratio": 3.5}, {"case": "b", "exercise": "peak_flops",
+                                                                      "ratio": 0.7},
+                {"case": "c", "exercise": "fusion", "ratio": None}]
+        result, argv = self.rank(rows, skipped=["d"])
+        self.assertEqual(result.status, gr.OK)
+        self.assertEqual(result.figures["rows"], rows)
+        self.assertEqual(result.summary, "2 slow solutions timed: 1 slower than the reference, 1 not; 1 without a "
+                                         "ratio; out of time before 1")
+        self.assertEqual(argv[argv.index("--backend") + 1], "cuda")
+        self.assertEqual(argv[argv.index("--deadline") + 1], "210")   # 90 s of the limit kept for the last case
+
+    def test_no_rows_is_a_failed_step(self):
+        result, _ = self.rank(None, returncode=1)
+        self.assertEqual(result.status, gr.FAILED)
+        self.assertIn("no rows", result.summary)
+
+
 class Arguments(unittest.TestCase):
     """Checked before anything is built: one line, exit status 2."""
 
