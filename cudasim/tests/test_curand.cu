@@ -456,8 +456,23 @@ std::vector<double> mixed_calls(curandRngType_t type, bool host_generator, unsig
 }
 
 TEST_P(CurandHost, HostAndDeviceGeneratorsAgree) {
-  for (unsigned long long offset : {0ull, 3ull, 70000ull})
-    EXPECT_EQ(mixed_calls(GetParam(), true, offset), mixed_calls(GetParam(), false, offset));
+  for (unsigned long long offset : {0ull, 3ull, 70000ull}) {
+    const std::vector<double> host = mixed_calls(GetParam(), true, offset);
+    const std::vector<double> device = mixed_calls(GetParam(), false, offset);
+#ifdef CUDASIM
+    EXPECT_EQ(host, device);
+#else
+    // cuRAND's host generator computes the normal and log-normal transforms with the CPU's
+    // math, so they differ from the GPU's in the last bits (an H200 run, 2026-11-27, with
+    // cuRAND of CUDA 13.0): the same sequence, within rounding.
+    ASSERT_EQ(host.size(), device.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < host.size(); ++i)
+      if (std::abs(host[i] - device[i]) > 1e-5 * std::abs(device[i]) + 1e-6 && differ++ < 5)
+        ADD_FAILURE() << "offset " << offset << ", value " << i << ": host " << host[i] << ", device " << device[i];
+    EXPECT_EQ(differ, 0u);
+#endif
+  }
 }
 
 TEST_P(CurandHost, CallsContinueWhereTheLastStopped) {
@@ -537,8 +552,10 @@ TEST(CurandHostApi, StatusCodes) {
   DeviceBuffer<float> out(3);
   EXPECT_EQ(curandGenerateNormal(generator, out.get(), 3, 0.0f, 1.0f), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
   ASSERT_CURAND(curandDestroyGenerator(generator));
-  EXPECT_EQ(curandGenerateUniform(generator, out.get(), 2), CURAND_STATUS_NOT_INITIALIZED);
 #ifdef CUDASIM
+  // A destroyed generator is refused by name on the simulator; cuRAND's answer is undefined
+  // (CURAND_STATUS_INTERNAL_ERROR, 999, on an H200 with CUDA 13.0, 2026-11-27).
+  EXPECT_EQ(curandGenerateUniform(generator, out.get(), 2), CURAND_STATUS_NOT_INITIALIZED);
   // Generators the simulator lacks are refused, never replaced by another one.
   for (curandRngType_t type : {CURAND_RNG_PSEUDO_MRG32K3A, CURAND_RNG_PSEUDO_MTGP32, CURAND_RNG_QUASI_SOBOL32})
     EXPECT_EQ(curandCreateGenerator(&generator, type), CURAND_STATUS_TYPE_ERROR);

@@ -116,7 +116,10 @@ class Machine(unittest.TestCase):
 
         def capture(argv):
             return answers.get(argv[0]) or next((v for k, v in answers.items() if k in argv), None)
-        with mock.patch.object(gr, "_capture", side_effect=capture), \
+        # gpu-lease.sh names the commit of a copy without .git (COURSE_SOURCE_COMMIT): not here
+        # (its first GPU run failed this test for that reason).
+        environ = {k: v for k, v in os.environ.items() if k != "COURSE_SOURCE_COMMIT"}
+        with mock.patch.object(gr, "_capture", side_effect=capture), mock.patch.dict(os.environ, environ, clear=True), \
                 mock.patch.object(gr, "gpu_names", return_value=("GPU 0: NVIDIA H200 (UUID: GPU-1)",)):
             machine = gr.describe_machine(support.REPO_ROOT, "/usr/local/cuda/bin/nvcc", TOOLCHAIN)
         self.assertEqual(machine["gpus"], [{"name": "NVIDIA H200", "driver_version": "570.86.15",
