@@ -87,16 +87,20 @@ TEST(RnnGraph, ReplaysReadTheBuffersCurrentContents) {
 }
 
 TEST(RnnGraph, ReplayIsOneGraphLaunchAndNoKernelLaunch) {
+  // At a shape drawn from the run's seed: no one shape marks the counted replay.
   ct::Rng rng;
   Stream stream;
-  const Problem p(rng, 33, 2, 64, 32);
+  const int steps = rng.integer(9, 40), batch = rng.integer(1, 4), hidden = rng.integer(33, 96),
+            input = rng.integer(8, 40);
+  std::printf("[ COURSE   ] drawn: %d steps, batch %d, hidden %d, input %d\n", steps, batch, hidden, input);
+  const Problem p(rng, steps, batch, hidden, input);
   DeviceLayer dl(p.layer);
   ct::DeviceBuffer<float> d_x(p.x), d_h0(p.h0), d_hs(p.state_floats());
   d_hs.poison();
   GraphHolder graph;
   graph.g = rnn_graph_create(dl.layer, d_x.get(), d_h0.get(), d_hs.get(), p.steps, p.batch, stream.s);
   const ct::GlobalTraffic c = ct::count_global_traffic([&] { rnn_graph_replay(graph.g); });
-  ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(64, 32))) << p.describe();
+  ASSERT_TRUE(ct::all_close(p.expected, d_hs.download(), rnn_tolerance(hidden, input))) << p.describe();
   if (!c.counted) GTEST_SKIP() << c.why_not;
   EXPECT_EQ(c.graph_launch_calls, 1u) << "a replay of the " << p.steps
                                   << "-step sequence should be exactly one cudaGraphLaunch";

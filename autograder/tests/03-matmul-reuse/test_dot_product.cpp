@@ -109,9 +109,9 @@ TEST(DotProduct, OverwritesTheResultInsteadOfAddingToIt) {
 TEST(DotProduct, ReadsEachInputElementOnce) {
   // A dot product has nothing to reuse: 8 bytes loaded per element is the floor, and reading
   // the inputs twice (or re-reading them per block) shows as more. A few bytes per block for
-  // a second pass over partial sums are allowed.
-  const int n = (1 << 18) + 77;
+  // a second pass over partial sums are allowed. At a length drawn from the run's seed.
   ct::Rng rng;
+  const int n = draw_counted_length(rng);
   ct::GlobalTraffic traffic;
   ASSERT_TRUE(dot_matches_cpu(rng, n, &traffic)) << "n = " << n;
   if (!traffic.counted) GTEST_SKIP() << traffic.why_not;

@@ -93,8 +93,16 @@ TEST(RegisterTiledMatmul, DoesNotWritePastTheEndOfC) {
 TEST(RegisterTiledMatmul, LoadsEachElementOncePerBlockTile) {
   // 64 x 64 block tiles: each element of A loaded ceil(N/64) times, each of B ceil(M/64)
   // times; for N x N matrices 2*N^3*4/64 bytes, 4 times less than the 16 x 16 tiled kernel.
+  // Besides fixed shapes, two drawn from the run's seed (one of whole block tiles, where the
+  // register tile's shared-memory bytes are checked too, and one ragged), so that a kernel
+  // cannot block or register-tile only the shapes it recognises.
   ct::Rng rng;
-  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{64, 64, 64}, {128, 128, 128}, {100, 68, 36}, {33, 47, 19}}) {
+  std::vector<std::tuple<int, int, int>> shapes{{128, 128, 128}, {100, 68, 36}, {33, 47, 19}};
+  shapes.emplace_back(kRtBM * rng.integer(1, 2), kRtBN * rng.integer(1, 2), kRtBK * rng.integer(1, 6));
+  shapes.emplace_back(rng.integer(17, 130), rng.integer(17, 130), rng.integer(9, 70));
+  for (std::size_t i = shapes.size() - 2; i < shapes.size(); ++i)
+    std::printf("[ COURSE   ] drawn: %s\n", shape(std::get<0>(shapes[i]), std::get<1>(shapes[i]), std::get<2>(shapes[i])).c_str());
+  for (auto [m, n, k] : shapes) {
     const auto a = rng.nonzero(m * k), b = rng.nonzero(k * n);
     ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(m * n);
     d_c.poison();
