@@ -19,6 +19,10 @@ budget="${1:-540}"
 gtest="${2:-.gtest-carry/googletest}"
 plan="${3:-build ctest grade1 experiments grade3 skeletons}"
 deadline=$((SECONDS + budget))
+# A lease measures the GPU: the grade steps leave out the simulator's second grading of each
+# submission (tools/course/gpu_checks.py; CI and the simulator's selftest run those tests),
+# unless the caller asks for it (COURSE_GPU_SIMULATOR_CHECKS=1).
+export COURSE_GPU_SIMULATOR_CHECKS="${COURSE_GPU_SIMULATOR_CHECKS:-0}"
 report="${TMPDIR:-/tmp}/course-gpu-report"
 out="${OUT:-build/gpu-lease}"
 mkdir -p "$out"

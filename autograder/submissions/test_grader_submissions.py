@@ -21,7 +21,10 @@ sys.path.insert(0, HERE)
 
 import planted  # noqa: E402
 from course.build import BUILD_OUTPUT_BOUND, compiler_temporaries, oversized_files  # noqa: E402
-from course.grade import Reference, course_snapshot, grade_submission  # noqa: E402
+from course import gpu_checks  # noqa: E402
+from course.exercise_run import PASSED  # noqa: E402
+from course.grade import ExerciseGrade, GradeReport, Reference, course_snapshot, grade_submission  # noqa: E402
+from course.rubric import load_rubric  # noqa: E402
 from course.session import open_session  # noqa: E402
 from course.tests.support import processes_naming  # noqa: E402
 
@@ -78,6 +81,39 @@ class PlantedSubmissions(unittest.TestCase):
             if status:
                 self.assertTrue(g.status.startswith(status), where)
         return report
+
+    def complete_a_gpu_grade(self, name):
+        """Case ``name``'s linear_scan as an H200 graded it (every test passed, its time within
+        1.2x: full marks), completed by the simulator's grade (gpu_checks.py)."""
+        lesson = planted.LS.split("/")[0]
+        points = load_rubric(ROOT, lesson).points_for("linear_scan")
+        on_gpu = ExerciseGrade(lesson=lesson, name="linear_scan", file=planted.LS, max_score=points, score=points,
+                               status=PASSED, tests_passed=4, tests_total=4, performance_max=5.0,
+                               performance_score=5.0, performance_graded=True, criterion="time",
+                               performance="0.804 ms vs reference 0.679 ms: 1.18x, 100% of the performance points")
+        report = GradeReport(backend="cuda", submission=name, lesson=lesson, exercises=[on_gpu], seed=20261127)
+        folder = planted.make_case(ROOT, name, self.tmp)
+        gpu_checks.complete_on_simulator(report, ROOT, folder, lesson, timeout=TIMEOUT, memory_bytes=2 << 30,
+                                         build_dir=self.build_dir, quiet=True)
+        return report
+
+    def test_a_gpu_grade_of_a_slow_solution_is_taken_back_by_the_simulator(self):
+        # On an H200 (docs/gpu-results.md, 2026-11-27) the serial block scan passed every test,
+        # the how-test skipped there, and timed at 1.18x the reference: full marks.
+        report = self.complete_a_gpu_grade("linear_scan_serial_block_scan")
+        g = report.exercises[0]
+        self.assertNotEqual(g.status, PASSED, g.note)
+        self.assertEqual(g.performance_score, 0.0)
+        self.assertLess(g.total_score, g.total_max)
+        self.assertIn(gpu_checks.FEEDBACK_HEADER, g.feedback)
+        self.assertIn("1 exercise(s) failed there: 01-serial-dependency/linear_scan", report.warnings[-1])
+
+    def test_a_gpu_grade_of_the_solution_is_kept(self):
+        report = self.complete_a_gpu_grade("solutions")
+        g = report.exercises[0]
+        self.assertEqual((g.status, g.total_score, g.total_max), (PASSED, g.max_score + 5.0, g.max_score + 5.0), g.note)
+        self.assertEqual(report.warnings[-1], "the tests of how the work is done ran on the simulator (seed 20261127): "
+                                              "every exercise passed there too")
 
 
 def _defined_symbols(executable):

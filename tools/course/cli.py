@@ -376,6 +376,12 @@ def dispatch(args: argparse.Namespace) -> int:
         report = grade_submission(session.root, session.toolchain, submission, args.lesson,
                                   timeout=timeout_from_env(), memory_bytes=memory_limit_from_env(), seed=args.seed,
                                   build_dir=build_dir, time_budget=args.time_budget)
+        from . import gpu_checks
+        if gpu_checks.wanted(session.toolchain):   # the how-tests, which a GPU skips, on the simulator
+            gpu_checks.complete_on_simulator(
+                report, session.root, submission, args.lesson, timeout=timeout_from_env(),
+                memory_bytes=memory_limit_from_env(), time_budget=args.time_budget,
+                build_dir=grade_slot_dir(session.root, "sim", args.build_slot) if args.build_slot else None)
         text, written = render(report, args.format, args.out)
         if text:
             print(text)

@@ -706,7 +706,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
                      reference: Optional[Reference] = None, snapshot: Optional[str] = None,
                      quiet: bool = False, seed: Optional[int] = None,
                      only_files: Optional[Sequence[str]] = None, time_budget: Optional[float] = None,
-                     measure_failing: bool = False) -> GradeReport:
+                     measure_failing: bool = False, performance: bool = True) -> GradeReport:
     """Grade the submission folder ``submission`` (laid out like exercises/).
 
     ``build_dir``, ``reference`` and ``snapshot`` let grade-all share work between submissions.
@@ -717,7 +717,8 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     submission's builds and runs together (time_budget.py). ``measure_failing`` measures the
     performance of an exercise that fails a test too, reported and never scored: for comparing
     the simulator's model with a GPU on slow solutions (autograder/submissions/rank_slow.py),
-    not for grading."""
+    not for grading. ``performance`` False grades correctness only (the tests of how the work is
+    done that a GPU grade runs on the simulator: gpu_checks.py)."""
     started = time.monotonic()
     budget = TimeBudget(time_budget)
     seed = fresh_seed() if seed is None else seed
@@ -784,7 +785,7 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
     for ex in exercises:
         rubric = rubrics[ex.lesson]
         criterion = rubric.criterion_for(ex.name, toolchain.backend)
-        perf_points = 0.0 if reference.correctness_only else rubric.performance_points_for(ex.name)
+        perf_points = 0.0 if reference.correctness_only or not performance else rubric.performance_points_for(ex.name)
         if perf_points > 0 and criterion != "none" and not reference.has_perf_case(ex):
             report.warnings.append("%s: performance_points but no CoursePerf case in autograder/perf/%s/"
                                    "perf_%s.cpp; performance not graded" % (ex.key, ex.lesson, ex.name))

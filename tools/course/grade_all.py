@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Dict, List, Optional
 
-from . import ui
+from . import gpu_checks, ui
 from .build import cpu_count
 from .errors import CourseError
 from .grade import GradeReport, Reference, course_snapshot, fresh_seed, grade_submission, lesson_arguments, \
@@ -201,6 +201,10 @@ def grade_all(root: str, toolchain, directory: str, out_dir: str, lesson: Option
                 report = grade_submission(root, toolchain, folder, lesson, timeout=timeout, memory_bytes=memory_bytes,
                                           build_dir=build_dir, reference=reference, snapshot=snapshot, quiet=True,
                                           seed=seed, time_budget=time_budget)
+                if gpu_checks.wanted(toolchain):   # the how-tests, which a GPU skips, on the simulator
+                    gpu_checks.complete_on_simulator(
+                        report, root, folder, lesson, timeout=timeout, memory_bytes=memory_bytes, quiet=True,
+                        build_dir=os.path.join(root, "build", "grade-sim", "worker-%d" % slot), time_budget=time_budget)
                 with open(os.path.join(student_out, "results.json"), "w", encoding="utf-8") as f:
                     json.dump(gradescope_json(report), f, indent=2)
                 with open(os.path.join(student_out, "report.json"), "w", encoding="utf-8") as f:
