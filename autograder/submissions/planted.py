@@ -1834,6 +1834,16 @@ CASES["rgb_to_gray_on_a_flat_grid"] = {
     "expect": {"rgb_to_gray": "partial"}}
 
 
+# A grade on a GPU is checked by the same submission's tests on the simulator (gpu_checks.py),
+# which holds only if the code is the same on both: here the lesson's way under the simulator's
+# macro and, elsewhere, whatever a GPU's timing alone would let through. Refused by name.
+CASES["one_way_on_the_simulator_another_on_a_gpu"] = {
+    "base": "solutions",
+    "patch": {VA: [(GOOD_BODY, "#ifdef CUDASIM\n" + GOOD_BODY + "#else\n    c[i] = b[i] + a[i];  // (a GPU's way)\n"
+                               "#endif\n")]},
+    "expect": {"vector_add": "zero"}}
+
+
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     course_root = os.path.dirname(os.path.dirname(here))

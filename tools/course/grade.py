@@ -26,7 +26,8 @@ from .process import run_contained
 from .regions import RegionError, graded_text
 from .rubric import load_rubric, score
 from .time_budget import OUT_OF_TIME, TimeBudget
-from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, check_object, \
+from .untrusted import SYSTEM_HEADER_ROOTS, ObjectBaseline, aggregate_casts_in, assembly_in, backend_names_added, \
+    check_object, \
     compiler_include_dirs, compiler_messages_for_student, defined_symbols, dependencies_outside, dependencies_under, object_files, parse_gtest_list, preprocess_command, \
     overlong_lines_in, own_code, program_output_for_student, reserved_namespaces_in, rewrite_inputs, section_names, solution_includes, \
     trusted_definitions, uncounted_memory_in, undefined_symbols, unseen_code_in
@@ -211,6 +212,7 @@ class GivenCode:
         self.handed_out = handed_out
         self.problems: Dict[str, str] = {}
         self.ignored: Dict[str, List[int]] = {}
+        self.backend_names: Dict[str, List[str]] = {}   # untrusted.backend_names_added, per file
 
     def __call__(self, key: str, data: bytes) -> bytes:
         original = os.path.join(self.handed_out, key) if self.handed_out else None
@@ -225,6 +227,9 @@ class GivenCode:
             return data
         if graded.ignored:
             self.ignored[key] = graded.ignored
+        added = backend_names_added(graded.text, handed_out)
+        if added:
+            self.backend_names[key] = added
         return graded.text.encode("utf-8", "surrogateescape")
 
 
@@ -810,6 +815,15 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
             grade.feedback = ("%s. The grader takes the code between each BEGIN YOUR CODE and END YOUR CODE of "
                               "your file and puts it into the file as it was handed out; everything else "
                               "is the exercise's." % problem)
+            continue
+        backend_names = given.backend_names.get(ex.lesson + "/" + ex.file)
+        if backend_names:
+            grade.status = FORBIDDEN_CALL
+            grade.note = "forbidden code (tells the simulator from a GPU); scored 0"
+            grade.feedback = ("Your code names %s: it could do one thing on the simulator and another on a GPU. An "
+                              "exercise is the same code wherever it runs (a grade on a GPU is checked by the same "
+                              "code's tests on the simulator); take out the checks of which compiler or backend "
+                              "builds it." % ", ".join(backend_names))
             continue
         with open(os.path.join(copy_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
             hits = solution_includes(f.read())

@@ -421,6 +421,30 @@ _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _ASM = re.compile(r"\b(asm|__asm|__asm__)\b|\bcudasim\s*::\s*ptx\s*::")
 
 
+# Names by which code can tell the simulator's build from a GPU's: the simulator's own macros and
+# headers, nvcc's and the device compiler's macros, the host compiler's, the runtime's version. A
+# grade on a GPU is completed by the same submission's grade on the simulator (gpu_checks.py),
+# which holds only if the code is the same code on both: a submission that did the lesson's work
+# under `#ifdef CUDASIM` and the slow thing elsewhere would pass the simulator's tests of how the
+# work is done and be timed doing something else.
+_BACKEND_NAMES = re.compile(r"\b(CUDASIM\w*|cudasim\w*|__CUDACC\w*|__NVCC__|__CUDA_ARCH\w*|__clang\w*|"
+                            r"__NVCOMPILER\w*|CUDART_VERSION|__CUDART_API\w*|__CUDA_API_VER\w*)\b")
+
+
+def backend_names_added(graded: str, handed_out: str) -> List[str]:
+    """What the graded file (the student's regions in the handed-out file) names that tells
+    the simulator's build from a GPU's, beyond what the handed-out file itself names: one
+    entry per name, with how many times it was added."""
+    def counts(text: str) -> Dict[str, int]:
+        found: Dict[str, int] = {}
+        for m in _BACKEND_NAMES.finditer(text):
+            found[m.group(1)] = found.get(m.group(1), 0) + 1
+        return found
+    before, after = counts(handed_out), counts(graded)
+    return ["%s (%d time%s)" % (name, n - before.get(name, 0), "" if n - before.get(name, 0) == 1 else "s")
+            for name, n in sorted(after.items()) if n > before.get(name, 0)]
+
+
 # The longest line of a submission's own code (after macro expansion) that the checks below read:
 # they scan each line with regular expressions, some of which take time that grows with the
 # square of a line's length, so longer lines are refused (overlong_lines_in) rather than read.

@@ -5,7 +5,8 @@ import time
 import unittest
 
 from course.symbol_policy import Definition, import_verdict, definition_verdict, mangled_namespace, section_verdicts
-from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, uncounted_memory_in,
+from course.untrusted import (ForgedResults, GraderSecret, aggregate_casts_in, assembly_in, backend_names_added,
+                              uncounted_memory_in,
                               unseen_code_in, compiler_include_dirs, compiler_messages_for_student, count_expected,
                               dependencies_outside, dependencies_under, parse_gtest_list, parse_signed_results,
                               overlong_lines_in, own_code, preprocess_command, program_output_for_student,
@@ -72,6 +73,30 @@ class SignedResultsTest(unittest.TestCase):
     def test_secret_payload(self):
         s = GraderSecret(KEY, "/tmp/x.result")
         self.assertEqual(s.payload().decode().splitlines(), [KEY.hex(), "/tmp/x.result"])
+
+
+class BackendNamesTest(unittest.TestCase):
+    """A submission's regions may not tell the simulator's build from a GPU's (gpu_checks.py)."""
+    HANDED_OUT = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n#error old GPU\n#endif\n// BEGIN YOUR CODE\n"
+
+    def test_what_the_handed_out_file_names_is_not_counted(self):
+        self.assertEqual(backend_names_added(self.HANDED_OUT + "c[i] = a[i];\n", self.HANDED_OUT), [])
+
+    def test_each_way_to_tell_them_apart_is_named(self):
+        cases = {"#ifdef CUDASIM\n": "CUDASIM", "#if CUDASIM_CHECK\n": "CUDASIM_CHECK",
+                 "#if __has_include(<cudasim/stats.hpp>)\n": "cudasim", "#ifdef __CUDACC__\n": "__CUDACC__",
+                 "#if __CUDACC_VER_MAJOR__ > 12\n": "__CUDACC_VER_MAJOR__", "#ifdef __NVCC__\n": "__NVCC__",
+                 "#if __CUDA_ARCH__ >= 900\n": "__CUDA_ARCH__", "#define ON_SIM defined(__clang__)\n": "__clang__",
+                 "if (CUDART_VERSION > 13000) slow();\n": "CUDART_VERSION", "#ifdef __NVCOMPILER\n": "__NVCOMPILER"}
+        for code, name in cases.items():
+            self.assertEqual(backend_names_added(self.HANDED_OUT + code, self.HANDED_OUT), [name + " (1 time)"], code)
+
+    def test_one_more_than_handed_out_counts(self):
+        added = self.HANDED_OUT + "#if __CUDA_ARCH__ >= 800\n#endif\n#if __CUDA_ARCH__\n#endif\n"
+        self.assertEqual(backend_names_added(added, self.HANDED_OUT), ["__CUDA_ARCH__ (2 times)"])
+
+    def test_names_that_only_contain_one_are_not_counted(self):
+        self.assertEqual(backend_names_added("int my_CUDASIM = 0; int xcudasim;\n", ""), [])
 
 
 class ImportAllowListTest(unittest.TestCase):
