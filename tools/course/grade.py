@@ -625,6 +625,29 @@ def preprocessed_source(build: BuildDir, obj: str) -> Optional[str]:
             os.remove(out)
 
 
+def refused_before_build(key: str, given: GivenCode, copy_dir: str) -> Optional[Tuple[str, str, str]]:
+    """(status, note, feedback) when the file ``key`` (lesson/file) as graded is refused before
+    it is built: its regions cannot be graded, they tell the simulator from a GPU, or the file
+    includes a reference solution; None when it may be built."""
+    problem = given.problems.get(key)
+    if problem:
+        return (REGIONS_CHANGED, "its BEGIN/END YOUR CODE regions cannot be graded; scored 0",
+                "%s. The grader takes the code between each BEGIN YOUR CODE and END YOUR CODE of your file and puts "
+                "it into the file as it was handed out; everything else is the exercise's." % problem)
+    backend_names = given.backend_names.get(key)
+    if backend_names:
+        return (FORBIDDEN_CALL, "forbidden code (tells the simulator from a GPU); scored 0",
+                "Your code names %s: it could do one thing on the simulator and another on a GPU. An exercise is the "
+                "same code wherever it runs (a grade on a GPU is checked by the same code's tests on the simulator); "
+                "take out the checks of which compiler or backend builds it." % ", ".join(backend_names))
+    with open(os.path.join(copy_dir, key), encoding="utf-8", errors="replace") as f:
+        hits = solution_includes(f.read())
+    if hits:
+        return (FORBIDDEN_INCLUDE, "includes a reference solution; scored 0",
+                "A submission may not include files from solutions/: %s. Write the exercise yourself." % "; ".join(hits))
+    return None
+
+
 def source_rule(build: BuildDir, obj: str, own: str, facilities: Sequence[str] = ()) -> Optional[str]:
     """A message when the submission's own code (after macro expansion) has inline assembly,
     moves memory past the simulator's counters, or reopens a namespace that is not its own;
@@ -808,30 +831,9 @@ def grade_submission(root: str, toolchain: Toolchain, submission: str, lesson: O
         if ex.lesson + "/" + ex.file not in submitted:
             grade.note = "file %s/%s not found in the submission" % (ex.lesson, ex.file)
             continue
-        problem = given.problems.get(ex.lesson + "/" + ex.file)
-        if problem:
-            grade.status = REGIONS_CHANGED
-            grade.note = "its BEGIN/END YOUR CODE regions cannot be graded; scored 0"
-            grade.feedback = ("%s. The grader takes the code between each BEGIN YOUR CODE and END YOUR CODE of "
-                              "your file and puts it into the file as it was handed out; everything else "
-                              "is the exercise's." % problem)
-            continue
-        backend_names = given.backend_names.get(ex.lesson + "/" + ex.file)
-        if backend_names:
-            grade.status = FORBIDDEN_CALL
-            grade.note = "forbidden code (tells the simulator from a GPU); scored 0"
-            grade.feedback = ("Your code names %s: it could do one thing on the simulator and another on a GPU. An "
-                              "exercise is the same code wherever it runs (a grade on a GPU is checked by the same "
-                              "code's tests on the simulator); take out the checks of which compiler or backend "
-                              "builds it." % ", ".join(backend_names))
-            continue
-        with open(os.path.join(copy_dir, ex.lesson, ex.file), encoding="utf-8", errors="replace") as f:
-            hits = solution_includes(f.read())
-        if hits:
-            grade.status = FORBIDDEN_INCLUDE
-            grade.note = "includes a reference solution; scored 0"
-            grade.feedback = ("A submission may not include files from solutions/: %s. Write the exercise "
-                              "yourself." % "; ".join(hits))
+        refusal = refused_before_build(ex.lesson + "/" + ex.file, given, copy_dir)
+        if refusal:
+            grade.status, grade.note, grade.feedback = refusal
             continue
         to_build.append(ex)
     targets = {ex.variant("submission").target: ex for ex in to_build}

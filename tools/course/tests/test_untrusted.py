@@ -95,6 +95,10 @@ class BackendNamesTest(unittest.TestCase):
         added = self.HANDED_OUT + "#if __CUDA_ARCH__ >= 800\n#endif\n#if __CUDA_ARCH__\n#endif\n"
         self.assertEqual(backend_names_added(added, self.HANDED_OUT), ["__CUDA_ARCH__ (2 times)"])
 
+    def test_an_include_path_is_left_to_the_include_checks(self):
+        self.assertEqual(backend_names_added('#include "build/x/cudasim_rewritten/y.cu"\n#include <cudasim/stats.hpp>\n',
+                                             ""), [])
+
     def test_names_that_only_contain_one_are_not_counted(self):
         self.assertEqual(backend_names_added("int my_CUDASIM = 0; int xcudasim;\n", ""), [])
 
