@@ -3,7 +3,7 @@
 Those tests count what only the simulator counts (32-byte sectors per access, atomics per
 block, the longest thread's accesses, shared-memory bytes, mma_sync operations), so on the cuda
 backend they skip themselves, and a GPU grade checked only the numbers and the measured time.
-Measured on an H200 (docs/gpu-results.md, 2026-11-27), thirteen slow solutions that each fail
+Measured on an H200 (docs/gpu-results.md, 2026-11-27), eleven slow solutions that each fail
 such a test on the simulator passed every test on the GPU, and several of them timed within
 1.2x of the reference there: full marks for a serial block scan, a register-tiled matmul
 without registers, a star in place of a ring all-reduce.
