@@ -92,7 +92,8 @@ class PlantedSubmissions(unittest.TestCase):
                                performance_score=5.0, performance_graded=True, criterion="time",
                                performance="0.804 ms vs reference 0.679 ms: 1.18x, 100% of the performance points")
         report = GradeReport(backend="cuda", submission=name, lesson=lesson, exercises=[on_gpu], seed=20261127)
-        folder = planted.make_case(ROOT, name, self.tmp)
+        # A folder of its own: the planted case's own test may have made one of this name.
+        folder = planted.make_case(ROOT, name, tempfile.mkdtemp(dir=self.tmp))
         gpu_checks.complete_on_simulator(report, ROOT, folder, lesson, timeout=TIMEOUT, memory_bytes=2 << 30,
                                          build_dir=self.build_dir, quiet=True)
         return report
