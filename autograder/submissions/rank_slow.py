@@ -100,6 +100,10 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="course-rank-")
     result = {"backend": args.backend, "gpu": os.environ.get("CUDASIM_GPU", "H100") if args.backend == "sim" else
               "measured", "seed": args.seed, "rows": [], "skipped": []}
+
+    def save() -> None:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=2)
     try:
         for name in chosen:
             if args.deadline and time.monotonic() - started > args.deadline:
@@ -113,12 +117,10 @@ def main(argv=None) -> int:
                 print("%-55s %-22s %-10s %s  (%s)" % (name, row["exercise"], ratio, row["status"], row["performance"]),
                       flush=True)
             result["rows"] += rows
-            with open(args.out, "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=2)
+            save()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2)
+    save()   # the cases left out at the deadline, or no case at all
     if result["skipped"]:
         print("rank_slow: out of time before: " + ", ".join(result["skipped"]))
     return 0

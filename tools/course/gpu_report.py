@@ -443,31 +443,29 @@ def step_skeletons(ctx: Context) -> StepResult:
 
 
 def step_ranking(ctx: Context) -> StepResult:
-    """Slow solutions timed against the references (autograder/submissions/rank_slow.py)."""
-    result = StepResult("ranking", FAILED, utc_now(), 0.0)
-    out = ctx.path("ranking.json")
+    """Slow solutions timed against the references (autograder/submissions/rank_slow.py), run
+    as an experiment whose figures are the rows the script saved (after every case)."""
+    out = ctx.path("ranking", "ranking.json")
     # Start no case in the last 90 s of the limit: a case is a build, its tests and 3 timed rounds.
     argv = [sys.executable, os.path.join(ctx.root, "autograder", "submissions", "rank_slow.py"), "--backend", "cuda",
             "--out", out, "--deadline", "%.0f" % max(30.0, ctx.time_limit - 90)]
-    run = run_command(argv, ctx.root, ctx.time_limit)
-    result.commands.append(run.command)
-    result.seconds = run.seconds
-    _write_log(ctx, "ranking", "$ %s\n%s\n--- stderr ---\n%s" % (run.command, run.stdout, run.stderr))
-    result.output = tail(run.stdout) + ("\n--- stderr (end) ---\n" + tail(run.stderr, 4000) if not run.ok else "")
-    text = _read(out)
-    if text is None:
-        result.summary = "%s, no rows" % run.failure() if not run.ok else "no rows"
-        return result
-    ranked = json.loads(text)
-    result.files.append(os.path.relpath(out, ctx.out_dir))
-    result.figures = ranked
+
+    def saved_rows(text: str, folder: str) -> dict:
+        saved = _read(out)
+        return json.loads(saved) if saved is not None else {}
+    result = _experiment(ctx, "ranking", argv, saved_rows, _ranking_headline)
+    if not result.figures.get("rows"):
+        result.status = FAILED
+        result.summary += ", no rows"
+    return result
+
+
+def _ranking_headline(ranked: dict) -> str:
     rows = [r for r in ranked["rows"] if r.get("ratio") is not None]
     slower = sum(1 for r in rows if r["ratio"] > 1.0)
-    result.summary = "%d slow solutions timed: %d slower than the reference, %d not; %d without a ratio%s" % (
+    return "%d slow solutions timed: %d slower than the reference, %d not; %d without a ratio%s" % (
         len(rows), slower, len(rows) - slower, len(ranked["rows"]) - len(rows),
         "; out of time before %d" % len(ranked["skipped"]) if ranked.get("skipped") else "")
-    result.status = OK if run.ok and rows else FAILED
-    return result
 
 
 def _read(path: str) -> Optional[str]:
