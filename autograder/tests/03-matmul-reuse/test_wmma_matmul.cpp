@@ -137,8 +137,11 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
                                       << "(wmma::mma_sync), not in scalar FMAs";
     // And the tensor cores must be what consumes the tiles: a fragment load reads each element
     // of a staged tile once per 16x16x16 product, about a byte of shared memory per multiply-add
-    // of the padded product (the reference: 0.25 to 0.64). Scalar FMAs next to token mma_syncs
-    // read two 2-byte elements per multiply-add, four times that.
+    // of the product padded to 16x16x16 tiles, plus each block's 64 x 64 fp32 accumulator tile
+    // parked in shared memory and read back (the epilogue that skips what lies outside C).
+    // The reference stays within 0.85 of that at every shape drawn here (its 4 warps work on
+    // the whole 64 x 64 block tile however little of it lies inside C); scalar FMAs next to token
+    // mma_syncs read two 2-byte elements per multiply-add, 3.2 to 3.8 times it at whole tiles.
     // The products must be of tiles from memory, and their sums reach C: every k-step of an
     // output tile's row needs its A tile loaded, of its column its B tile (a warp that keeps a
     // fragment for several products loads it once), and every output tile is stored from its
@@ -152,10 +155,13 @@ TEST(WmmaMatmul, LoadsEachElementOncePerBlockTile) {
         << shape(m, n, k) << ": " << traffic.fragment_stores << " wmma::store_matrix_sync of accumulators for "
         << m16 * n16 << " output tiles; C should be what the tensor cores summed";
     const std::uint64_t padded_macs = 4096ull * tiles;
-    EXPECT_LE(traffic.shared_bytes, padded_macs)
+    const std::uint64_t epilogue_bytes = 2ull * sizeof(float) * kWmmaBM * kWmmaBN * block_rows * block_cols;
+    EXPECT_LE(traffic.shared_bytes, padded_macs + epilogue_bytes)
         << shape(m, n, k) << ": " << traffic.shared_bytes << " bytes of shared memory read and written for "
-        << padded_macs << " multiply-adds (padded to 16x16x16 tiles); the products should read their operands "
-        << "as wmma fragments (load_matrix_sync) and multiply them with mma_sync, not element by element";
+        << padded_macs << " multiply-adds (padded to 16x16x16 tiles) and " << block_rows * block_cols
+        << " accumulator tiles parked and read back (" << epilogue_bytes << " bytes); the products should read "
+        << "their operands as wmma fragments (load_matrix_sync) and multiply them with mma_sync, not element "
+        << "by element";
     // The warps share the products: none issues more than twice its share (the reference's 2 x 2
     // warps issue a quarter of their block's each). One warp doing all sixteen output tiles of its
     // block while the other three only stage the slices issues four times its share.
