@@ -3,7 +3,8 @@
 Builds and grades every case on the simulator through the same code as ./course grade, one
 shared build folder for all cases (only the exercise files change between them); most cases
 have only the exercises of the files they change graded (planted.WHOLE_LESSON: those graded whole).
-Run:  python3 -m unittest discover -s autograder/submissions -p 'test_*.py'
+Run:  python3 autograder/submissions/run_planted.py   (the cases shared between processes)
+      python3 -m unittest discover -s autograder/submissions -p 'test_*.py'   (one process)
       (or: ctest -L grader, or ./course selftest)"""
 import os
 import re
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 
 import planted  # noqa: E402
+import shards  # noqa: E402
 from course.build import BUILD_OUTPUT_BOUND, compiler_temporaries, oversized_files  # noqa: E402
 from course import gpu_checks  # noqa: E402
 from course.exercise_run import PASSED  # noqa: E402
@@ -39,11 +41,17 @@ class PlantedSubmissions(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="course-planted-")
         cls.reference = Reference(ROOT, cls.session.toolchain)
         cls.snapshot = course_snapshot(ROOT, cls.session.toolchain.backend)
-        cls.build_dir = os.path.join(ROOT, "build", "grade-" + cls.session.toolchain.backend, "selftest-planted")
+        # One build folder per process of run_planted.py (each rebuilds only the files a case changes).
+        cls.build_dir = os.path.join(ROOT, "build", "grade-" + cls.session.toolchain.backend,
+                                     "selftest-planted" + ("-" + shards.shard() if shards.shard() else ""))
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        if not shards.claim(self.id()):
+            self.skipTest(shards.SKIP_REASON)
 
     def grade(self, name):
         folder = planted.make_case(ROOT, name, self.tmp)
