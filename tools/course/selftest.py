@@ -172,11 +172,14 @@ def run_selftest(session: Session, slow: bool = False) -> int:
         # Lighter still (CI's second compiler, when its time is short): the reference build still
         # compiles every lesson's grader programs with this compiler; only these lessons are graded.
         print("grader: grading lessons %s only (COURSE_SELFTEST_GRADE_LESSONS)" % lessons, flush=True)
+    # One build folder for both, as grade-all's workers share one between students: the
+    # simulator and the 27 judges are built once; only the submissions' own files differ.
+    grade_dir = os.path.join(root, "build", "grade-" + session.backend, "selftest-grade")
     for label, submission, expect_full in checks:
         step = time.monotonic()
         try:
             report = grade_submission(root, session.toolchain, submission, lessons, timeout=timeout,
-                                      memory_bytes=memory)
+                                      memory_bytes=memory, build_dir=grade_dir)
         except Exception as exc:  # a check that cannot run is a failed check, not a traceback
             print("check %s: FAILED (%s)" % (label, getattr(exc, "message", exc)), flush=True)
             failed += 1
