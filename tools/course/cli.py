@@ -25,7 +25,7 @@ The course's command line: builds what it needs on first use, then
   grade-all DIR            grade every submission folder in DIR: gradebook.csv and reports
   seal-reference           build the grader's reference and drop its source text (an image without solutions/)
   export-student DIR       the student edition: the course without solutions/ and hidden hints
-  selftest                 the project's own test suite
+  selftest                 the project's own test suite (--seeds N: the solutions' tests under N seeds)
   list                     lessons and exercises with your pass/fail state
   roofline                 lesson 02's kernels on a roofline: a table and a plot (PNG, SVG)
   gpu-report               on a GPU machine: build, ctest, grade, every experiment, one report
@@ -193,6 +193,12 @@ def build_parser() -> OneLineParser:
     selftest.add_argument("--slow", action="store_true",
                           help="also the checks that take many minutes and need root: a class graded through a "
                                "one-node Slurm on this machine (autograder/slurm/local_slurm.py)")
+    selftest.add_argument("--seeds", metavar="N", type=int,
+                          help="instead of the suite: every reference solution's tests with N seeds in a row "
+                               "(from COURSE_SEED, or a fresh one), each failure named with the line that replays "
+                               "it; for a test that draws its inputs or shapes from the seed")
+    selftest.add_argument("--only", metavar="LESSON[/EXERCISE]",
+                          help="with --seeds: only these solutions' tests")
 
     lst = sub.add_parser("list", help="lessons and exercises with your pass/fail state")
     _backend_option(lst, argparse.SUPPRESS)
@@ -360,6 +366,11 @@ def dispatch(args: argparse.Namespace) -> int:
         from .roofline import run_roofline
         return run_roofline(session, args.gpu, args.out)
     if args.command == "selftest":
+        if args.seeds is not None:
+            from .seed_sweep import run_seed_sweep
+            return run_seed_sweep(session, args.seeds, args.only)
+        if args.only:
+            raise CourseError("--only goes with --seeds")
         from .selftest import run_selftest
         return run_selftest(session, slow=args.slow)
     if args.command == "seal-reference":
