@@ -4,7 +4,7 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Optional, TextIO
+from typing import Mapping, Optional, TextIO
 
 from .gtest_results import GTestResults, ResultsError, gtest_output_flag, load_gtest_json
 from .process import DEFAULT_OUTPUT_CAP, ProcessResult, run_limited
@@ -40,8 +40,10 @@ class ExerciseRun:
 
 def run_exercise_tests(executable: str, *, timeout: float, memory_bytes: Optional[int],
                        echo: Optional[TextIO] = None, color: bool = False,
-                       output_cap: int = DEFAULT_OUTPUT_CAP) -> ExerciseRun:
-    """Run the binary in a fresh private folder; results come from its JSON file only."""
+                       output_cap: int = DEFAULT_OUTPUT_CAP,
+                       env: Optional[Mapping[str, str]] = None) -> ExerciseRun:
+    """Run the binary in a fresh private folder (with ``env``, else this process's environment);
+    results come from its JSON file only."""
     if not os.path.isfile(executable):
         return ExerciseRun(ERROR, "the test program %s was not built" % executable, None, None)
     workdir = tempfile.mkdtemp(prefix="course-run-")
@@ -49,7 +51,7 @@ def run_exercise_tests(executable: str, *, timeout: float, memory_bytes: Optiona
         results_path = os.path.join(workdir, "gtest-results.json")
         argv = [executable, gtest_output_flag(results_path), "--gtest_color=" + ("yes" if color else "no")]
         proc = run_limited(argv, cwd=workdir, timeout=timeout, memory_bytes=memory_bytes,
-                           output_cap=output_cap, echo=echo)
+                           output_cap=output_cap, env=env, echo=echo)
         return classify(proc, results_path)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

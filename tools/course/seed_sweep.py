@@ -8,13 +8,12 @@ solution's test program of build/selftest-<backend> with N seeds in a row, from 
 printed first (COURSE_SEED sets it), and names each failure with the line that replays it.
 """
 import os
-import re
-import subprocess
 import time
 from typing import List, Optional, Tuple
 
 from . import ui
 from .errors import CourseError
+from .exercise_run import PASSED, run_exercise_tests
 from .grade import fresh_seed
 from .manifest import select_exercises
 from .selftest import selftest_build
@@ -22,27 +21,17 @@ from .session import Session
 
 # Per program and seed: the slowest solution's tests take a few seconds on the simulator.
 PROGRAM_TIMEOUT_S = 300
-_FAILED_TEST = re.compile(r"^\[  FAILED  \] (\S+\.\S+) \(", re.M)
-
-
-def failed_tests(output: str) -> List[str]:
-    """The names GoogleTest lists as failed ("[  FAILED  ] Suite.Name (12 ms)")."""
-    return sorted(set(_FAILED_TEST.findall(output)))
 
 
 def run_once(executable: str, seed: int) -> Tuple[bool, List[str], str]:
-    """One run of a test program with COURSE_SEED=seed: (passed, the failed tests, what else
-    went wrong)."""
-    env = dict(os.environ, COURSE_SEED=str(seed))
-    try:
-        proc = subprocess.run([executable], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True, errors="replace", timeout=PROGRAM_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return False, [], "still running after %d s" % PROGRAM_TIMEOUT_S
-    if proc.returncode == 0:
+    """One run of a test program with COURSE_SEED=seed, as ./course test runs it (results from
+    its JSON file): (passed, the failed tests, what else went wrong)."""
+    run = run_exercise_tests(executable, timeout=PROGRAM_TIMEOUT_S, memory_bytes=None,
+                             env=dict(os.environ, COURSE_SEED=str(seed)))
+    if run.status == PASSED:
         return True, [], ""
-    names = failed_tests(proc.stdout)
-    return False, names, "" if names else "exit status %d" % proc.returncode
+    names = [case.full_name for case in run.results.failed_cases] if run.counts_results else []
+    return False, names, "" if names else run.reason
 
 
 def run_seed_sweep(session: Session, seeds: int, selector: Optional[str] = None) -> int:
