@@ -3,7 +3,8 @@
 several processes at once: what ctest's grader/planted-submissions runs.
 
 Grading a planted case is mostly one compiler or one test program at a time, so one process
-leaves the other cores idle: on CI's 2 cores the suite took 22 minutes in one (2026-11-27). Here
+leaves part of the machine idle: on CI's 2 cores the suite took 22 minutes in one (2026-11-27),
+about 16 in two (180% CPU, 2026-11-28). Here
 the reference build, which every case shares, is made first, in this process; then N processes
 walk the suite and each runs the tests it claims first (shards.py), each in a build folder of
 its own. Each prints its ten slowest tests, so that the suite's cost stays visible.

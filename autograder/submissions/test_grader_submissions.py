@@ -42,8 +42,9 @@ class PlantedSubmissions(unittest.TestCase):
         cls.reference = Reference(ROOT, cls.session.toolchain)
         cls.snapshot = course_snapshot(ROOT, cls.session.toolchain.backend)
         # One build folder per process of run_planted.py (each rebuilds only the files a case changes).
+        shard = shards.shard()
         cls.build_dir = os.path.join(ROOT, "build", "grade-" + cls.session.toolchain.backend,
-                                     "selftest-planted" + ("-" + shards.shard() if shards.shard() else ""))
+                                     "selftest-planted" + ("-" + shard if shard else ""))
 
     @classmethod
     def tearDownClass(cls):
