@@ -9,7 +9,9 @@ unless it names its "lesson".
 Exercises not named in ``expect`` must keep the base's outcome ("full" for solutions,
 "zero" for skeletons); only the exercises of the files a case changes are graded, unless it is in
 WHOLE_LESSON. A case may set environment variables for its grading in "env" (a
-short build deadline, so that a case about the deadline ends quickly).
+short build deadline, so that a case about the deadline ends quickly), a time budget for the
+whole grading in "time_budget", and a shorter time limit per test program than the suite's in
+"timeout" (a case that hangs on purpose, so that the suite does not wait the full limit).
 
     python3 autograder/submissions/planted.py DEST   # writes DEST/<case>/00-gpu-vs-cpu/*.cu
 """
@@ -113,7 +115,7 @@ CASES = {
                         "  static const unsigned char reply[24] = {0};\n"
                         "  std::fwrite(reply, 1, sizeof reply, stdout);\n  std::fflush(stdout);\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "error"}},
-    "infinite_loop": {"base": "solutions",
+    "infinite_loop": {"base": "solutions", "timeout": 10,
                       "patch": {VA: [("  if (n == 0) return;\n",
                                       "  if (n == 0) return;\n  for (volatile int spin = 0;; spin = spin + 0) {}\n")]},
                       "expect": {"vector_add": "zero"}, "status": {"vector_add": "timed out"}},
@@ -1367,7 +1369,7 @@ CASES.update({
 
 # An endless loop in every exercise of lesson 00, graded with a time budget of 45 s (Gradescope
 # ends a run at 10 minutes, and a run it ends records no score at all): each test program would
-# be stopped at the suite's 15 s, four of them 60 s, so the grading ends in time only because
+# be stopped at the case's 15 s, four of them 60 s, so the grading ends in time only because
 # the budget gives each less where the exercises after it need their reserve.
 def _spin_in_first_region(region_start: str) -> list:
     """An endless loop as the first line of the region that starts with ``region_start``."""
@@ -1376,7 +1378,7 @@ def _spin_in_first_region(region_start: str) -> list:
 
 
 CASES["endless_loops_within_a_time_budget"] = {
-    "base": "solutions", "time_budget": 45,
+    "base": "solutions", "time_budget": 45, "timeout": 15,
     "patch": {VA: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): compute this thread's global index"),
               SX: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): loop i from this thread's"),
               RG: _spin_in_first_region("  // BEGIN YOUR CODE\n  // TODO(student): compute this thread's column"),
