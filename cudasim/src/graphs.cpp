@@ -150,19 +150,39 @@ void add_chain(CaptureTarget& target, GraphNodes& recorded) {
   }
 }
 
-/// Adds the work recorded so far on `stream` to its capture's graph and gives the capture, with
-/// `lock` holding graphs_mutex; else cudaErrorStreamCaptureUnmatched (a stream that joined a
-/// capture), cudaErrorStreamCaptureInvalidated or cudaErrorIllegalState (no capture).
-cudaError_t catch_up(cudaStream_t stream, std::unique_lock<std::mutex>& lock, CaptureTarget*& target) {
+/// Adds the work recorded so far in the capture `stream` is in (one it began or one it joined)
+/// to the capture's graph and gives the capture, with `lock` holding graphs_mutex; `shared`:
+/// whether other streams joined it. Else cudaErrorStreamCaptureInvalidated or
+/// cudaErrorIllegalState (no capture).
+cudaError_t catch_up(cudaStream_t stream, std::unique_lock<std::mutex>& lock, CaptureTarget*& target,
+                     bool& shared) {
+  shared = false;
+  const cudaStream_t origin = capture_origin_of(stream, &shared);
+  if (origin == nullptr) return cudaErrorIllegalState;
   GraphNodes recorded;
-  const cudaError_t e = take_captured(stream, recorded);
-  if (e != cudaSuccess) return e;
+  const cudaError_t e = take_captured(origin, recorded);
+  if (e != cudaSuccess) return e == cudaErrorStreamCaptureUnmatched ? cudaErrorIllegalState : e;
   lock = std::unique_lock<std::mutex>(graphs_mutex);
-  auto it = capture_targets.find(stream);
+  auto it = capture_targets.find(origin);
   if (it == capture_targets.end()) return cudaErrorIllegalState;
   target = &it->second;
   add_chain(*target, recorded);
   return cudaSuccess;
+}
+
+/// Whether `ancestor` is `node` or a node that `node` depends on, directly or not.
+bool follows(const Node* node, const Node* ancestor) {
+  std::vector<const Node*> to_visit{node};
+  std::vector<const Node*> seen;
+  while (!to_visit.empty()) {
+    const Node* n = to_visit.back();
+    to_visit.pop_back();
+    if (n == ancestor) return true;
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    to_visit.insert(to_visit.end(), n->dependencies.begin(), n->dependencies.end());
+  }
+  return false;
 }
 
 /// Adds a node with `work` (or `conditional`) after `dependencies`, all of which must be nodes
@@ -390,17 +410,16 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
   if (status == nullptr || (edge_data != nullptr && dependencies == nullptr)) return record_error(cudaErrorInvalidValue);
   std::unique_lock<std::mutex> lock;
   CaptureTarget* target = nullptr;
-  const cudaError_t e = catch_up(stream, lock, target);
+  bool shared = false;
+  const cudaError_t e = catch_up(stream, lock, target, shared);
   if (e == cudaErrorIllegalState || e == cudaErrorStreamCaptureInvalidated) {
     *status = e == cudaErrorIllegalState ? cudaStreamCaptureStatusNone : cudaStreamCaptureStatusInvalidated;
     return cudaSuccess;
   }
-  if (e == cudaErrorStreamCaptureUnmatched) {
-    report("cudaStreamGetCaptureInfo: the simulator answers for the stream that began a capture only, not for one "
-           "that joined it");
-    return record_error(cudaErrorNotSupported);
-  }
   if (e != cudaSuccess) return record_error(e);
+  // Every stream of a capture, the one that began it or one that joined it, gets the same
+  // answer: the simulator captures their work as one chain, in the order it was captured, so the
+  // next operation of any of them follows the last one captured.
   *status = cudaStreamCaptureStatusActive;
   if (id != nullptr) *id = target->id;
   if (graph != nullptr) *graph = target->graph;
@@ -421,15 +440,34 @@ cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNo
     return record_error(cudaErrorNotSupported);
   std::unique_lock<std::mutex> lock;
   CaptureTarget* target = nullptr;
-  const cudaError_t e = catch_up(stream, lock, target);
+  bool shared = false;
+  const cudaError_t e = catch_up(stream, lock, target, shared);
   if (e != cudaSuccess) return record_error(e);
-  for (size_t i = 0; i < dependency_count; ++i)
-    if (target->graph->find(dependencies[i]) == nullptr) {
+  std::vector<const Node*> given;
+  for (size_t i = 0; i < dependency_count; ++i) {
+    const Node* d = target->graph->find(dependencies[i]);
+    if (d == nullptr) {
       report("cudaStreamUpdateCaptureDependencies: dependency %zu is not a node of the capture's graph", i);
       return record_error(cudaErrorInvalidValue);
     }
-  if (flags == cudaStreamSetCaptureDependencies) target->dependencies.clear();
-  target->dependencies.insert(target->dependencies.end(), dependencies, dependencies + dependency_count);
+    given.push_back(d);
+  }
+  std::vector<cudaGraphNode_t> kept;
+  if (flags == cudaStreamAddCaptureDependencies) {
+    kept = target->dependencies;
+  } else if (shared) {
+    // The streams of a shared capture have one chain: the nodes it follows now stay among its
+    // dependencies unless a given node follows them, or the other streams' next operations would
+    // lose their order after their own last ones.
+    for (cudaGraphNode_t old : target->dependencies) {
+      const Node* tail = target->graph->find(old);
+      if (tail != nullptr &&
+          std::none_of(given.begin(), given.end(), [tail](const Node* d) { return follows(d, tail); }))
+        kept.push_back(old);
+    }
+  }
+  kept.insert(kept.end(), dependencies, dependencies + dependency_count);
+  target->dependencies = std::move(kept);
   return cudaSuccess;
 }
 

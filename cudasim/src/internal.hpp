@@ -324,6 +324,9 @@ bool is_capturing(cudaStream_t stream);
 /// which goes on (for the stream that began it; cudaErrorStreamCaptureUnmatched for one that
 /// joined it, cudaErrorStreamCaptureInvalidated once invalidated).
 cudaError_t take_captured(cudaStream_t stream, GraphNodes& nodes);
+/// The stream that began the capture `stream` is in (itself, or the one it joined), or null;
+/// `shared` (when not null): whether other streams have joined that capture.
+cudaStream_t capture_origin_of(cudaStream_t stream, bool* shared = nullptr);
 /// Whether the stream's capture was invalidated by a call it could not record.
 bool capture_invalidated(cudaStream_t stream);
 /// Queues `work` on a stream (0, cudaStreamLegacy and cudaStreamPerThread included). Returns

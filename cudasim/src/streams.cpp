@@ -476,6 +476,16 @@ cudaError_t take_captured(cudaStream_t handle, GraphNodes& nodes) {
   return cudaSuccess;
 }
 
+cudaStream_t capture_origin_of(cudaStream_t handle, bool* shared) {
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(handle);
+  if (!s || !s->capture) return nullptr;
+  if (shared != nullptr) *shared = !s->capture->joined.empty();
+  // The origin is a Stream, and a Stream is the CUstream_st its handle points to.
+  return const_cast<Stream*>(s->capture->origin);
+}
+
 bool is_capturing(cudaStream_t handle) {
   StreamRegistry& r = streams();
   std::lock_guard<std::mutex> lock(r.mutex);

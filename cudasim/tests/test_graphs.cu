@@ -142,6 +142,71 @@ TEST_F(Graphs, ACaptureForksIntoAnotherStreamThroughAnEventAndJoinsBack) {
   EXPECT_EQ(cudaStreamDestroy(side), cudaSuccess);
 }
 
+// A stream that joined a capture is asked about it (CUDA 13's cudaStreamGetCaptureInfo) and
+// extends the graph by hand: a kernel node after the dependencies it was given, made the
+// stream's dependency, so that its next captured kernel follows the node.
+TEST_F(Graphs, AStreamThatJoinedACaptureAddsANodeByHandAfterItsDependencies) {
+  cudaStream_t side{};
+  cudaEvent_t fork{}, join{};
+  ASSERT_EQ(cudaStreamCreate(&side), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&fork), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&join), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
+  add_one<<<3, 128, 0, stream_>>>(values_, kN);  // v + 1
+  ASSERT_EQ(cudaEventRecord(fork, stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(side, fork, 0), cudaSuccess);
+
+  cudaStreamCaptureStatus status{}, origin_status{};
+  unsigned long long id = 0, origin_id = 1;
+  cudaGraph_t graph{}, origin_graph{};
+  const cudaGraphNode_t* dependencies = nullptr;
+  size_t dependency_count = 0;
+  ASSERT_EQ(cudaStreamGetCaptureInfo(stream_, &origin_status, &origin_id, &origin_graph), cudaSuccess);
+  ASSERT_EQ(cudaStreamGetCaptureInfo(side, &status, &id, &graph, &dependencies, nullptr, &dependency_count),
+            cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  EXPECT_EQ(id, origin_id);  // one capture, seen from either stream
+  EXPECT_EQ(graph, origin_graph);
+  ASSERT_EQ(dependency_count, 1u);  // the kernel before the fork
+
+  int n = kN;
+  void* arguments[] = {&values_, &n};
+  cudaKernelNodeParams params{};
+  params.func = reinterpret_cast<void*>(times_two);
+  params.gridDim = dim3(3);
+  params.blockDim = dim3(128);
+  params.kernelParams = arguments;
+  cudaGraphNode_t doubled{};
+  ASSERT_EQ(cudaGraphAddKernelNode(&doubled, graph, dependencies, dependency_count, &params), cudaSuccess);
+  ASSERT_EQ(cudaStreamUpdateCaptureDependencies(side, &doubled, nullptr, 1, cudaStreamSetCaptureDependencies),
+            cudaSuccess);
+  add_one<<<3, 128, 0, side>>>(values_, kN);  // after the node: (v + 1) * 2 + 1
+  ASSERT_EQ(cudaEventRecord(join, side), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(stream_, join, 0), cudaSuccess);
+  times_two<<<3, 128, 0, stream_>>>(values_, kN);  // ((v + 1) * 2 + 1) * 2
+  cudaGraph_t captured{};
+  ASSERT_EQ(cudaStreamEndCapture(stream_, &captured), cudaSuccess);
+  EXPECT_EQ(captured, graph);
+  ASSERT_EQ(cudaStreamGetCaptureInfo(side, &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+
+  size_t nodes = 0;
+  ASSERT_EQ(cudaGraphGetNodes(captured, nullptr, &nodes), cudaSuccess);
+  EXPECT_EQ(nodes, 4u);
+  cudaGraphExec_t exec{};
+  ASSERT_EQ(cudaGraphInstantiate(&exec, captured, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream_), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+  const std::vector<int> after = values();
+  for (int i = 0; i < kN; ++i) ASSERT_EQ(after[i], 6) << "at " << i;  // 0 -> 1 -> 2 -> 3 -> 6
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(captured), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(fork), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(join), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(side), cudaSuccess);
+}
+
 // A copy into pageable host memory is captured as a node like any other (outside a capture it
 // would wait for the stream instead), and each replay copies again.
 TEST_F(Graphs, ACopyToPageableMemoryIsCapturedAndRunsAtEachReplay) {
