@@ -284,8 +284,9 @@ cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph
                                           cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal);
 /// The CUDA 13 form: whether the stream captures and, while it does, the capture's id, its graph
 /// (nodes may be added to it meanwhile) and the nodes the next captured work will depend on
-/// (valid until the next call for the stream; their edge data all zero). Only the stream that
-/// began a capture can be asked (cudaErrorNotSupported for a stream that joined it).
+/// (valid until the next capture call for a stream of the capture; their edge data all zero).
+/// A stream that joined the capture gets the same answer as the one that began it: the
+/// simulator captures their work as one chain.
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
                                      unsigned long long* id = nullptr, cudaGraph_t* graph = nullptr,
                                      const cudaGraphNode_t** dependencies = nullptr,
