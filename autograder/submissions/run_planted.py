@@ -70,8 +70,40 @@ def run_shard(patterns) -> int:
     print("shard %s: ran %d tests in %.0f s; slowest:" % (shards.shard(), len(own), sum(d for d, _ in own)))
     for seconds, name in own[:10]:
         print("  %6.1f s  %s" % (seconds, name))
+    report_failures(result)
     sys.stdout.flush()
     return 0 if result.wasSuccessful() else 1
+
+
+# Each failure a process reports is printed again at the end of the whole run, after every
+# process's log, so that the end of the output (all that a CI page may keep) says what failed.
+FAILURE_MARK = "run_planted failure:"
+FAILURE_LINES = 12
+
+
+def last_lines(text: str, count: int = FAILURE_LINES) -> str:
+    """The last ``count`` lines of a traceback (the assertion and its message), indented."""
+    return "\n".join("    " + line for line in text.rstrip().splitlines()[-count:])
+
+
+def report_failures(result: unittest.TestResult) -> None:
+    """Prints each failed or erring test of ``result`` as failures_in finds it again."""
+    for test, trace in result.failures + result.errors:
+        print("%s %s\n%s" % (FAILURE_MARK, test.id(), last_lines(trace)))
+
+
+def failures_in(log: str) -> list:
+    """The failure blocks (FAILURE_MARK's line and the indented lines after it) of a process's log."""
+    blocks, current = [], None
+    for line in log.splitlines():
+        if line.startswith(FAILURE_MARK):
+            current = [line]
+            blocks.append(current)
+        elif current is not None and line.startswith("    "):
+            current.append(line)
+        else:
+            current = None
+    return ["\n".join(block) for block in blocks]
 
 
 def prepare_shared_parts() -> None:
@@ -106,7 +138,7 @@ def main(argv=None) -> int:
     prepare_shared_parts()
     print("run_planted: reference build ready (%.0f s); %d processes" % (time.monotonic() - started, args.processes),
           flush=True)
-    failed = []
+    failed, reports = [], []
     with tempfile.TemporaryDirectory(prefix="course-planted-claims-") as claims:
         logs, procs = [], []
         for n in range(args.processes):
@@ -120,12 +152,16 @@ def main(argv=None) -> int:
         for n, (proc, log) in enumerate(zip(procs, logs)):
             code = proc.wait()
             log.seek(0)
-            print("==== process %d of %d (exit %d) ====" % (n, args.processes, code))
-            print(log.read(), flush=True)
+            text = log.read()
             log.close()
+            print("==== process %d of %d (exit %d) ====" % (n, args.processes, code))
+            print(text, flush=True)
+            reports += failures_in(text)
             if code != 0:
                 failed.append(n)
         claimed = len(os.listdir(claims))
+    for report in reports:
+        print(report)
     print("run_planted: %d tests claimed by %d processes in %.0f s; %s"
           % (claimed, args.processes, time.monotonic() - started,
              "every process passed" if not failed else "FAILED in process(es) %s" % ", ".join(map(str, failed))))

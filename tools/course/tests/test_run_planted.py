@@ -78,6 +78,27 @@ class TimedResults(unittest.TestCase):
             self.assertEqual(again.durations, [])
             self.assertEqual(len(again.skipped), 2)
 
+    def test_a_failure_is_found_again_in_its_process_log_with_its_message(self):
+        class Failing(unittest.TestCase):
+            def test_scored(self):
+                self.assertEqual(0.0, 16.0, "linear_scan: status timed out, 0.0/25.0")
+
+            def test_fine(self):
+                pass
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(Failing)
+        result = unittest.TextTestRunner(stream=io.StringIO(), resultclass=run_planted.TimedResult).run(suite)
+        printed = io.StringIO()
+        with mock.patch("sys.stdout", printed):
+            run_planted.report_failures(result)
+        log = "test_scored ... FAIL\nshard 0: ran 2 tests\n" + printed.getvalue() + "OK\n"
+        blocks = run_planted.failures_in(log)
+        self.assertEqual(len(blocks), 1)
+        self.assertTrue(blocks[0].startswith(run_planted.FAILURE_MARK + " "))
+        self.assertIn(Failing("test_scored").id(), blocks[0])
+        self.assertIn("linear_scan: status timed out, 0.0/25.0", blocks[0])
+        self.assertNotIn("OK", blocks[0])
+        self.assertEqual(run_planted.failures_in("test_fine ... ok\n"), [])
+
     def test_the_runner_refuses_no_processes(self):
         proc = subprocess.run([sys.executable, os.path.join(SUBMISSIONS, "run_planted.py"), "--processes", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
