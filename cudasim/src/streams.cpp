@@ -729,6 +729,14 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
   });
 }
 
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags) {
+  if (flags == nullptr) return record_error(cudaErrorInvalidValue);
+  return with_stream(stream, [&](Stream& s) {
+    *flags = s.blocking ? cudaStreamDefault : cudaStreamNonBlocking;
+    return cudaSuccess;
+  });
+}
+
 cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID attribute,
                                    const cudaLaunchAttributeValue* value) {
   if (value == nullptr) return record_error(cudaErrorInvalidValue);

@@ -107,6 +107,17 @@ TEST(ManagedMemory, AttachingToAStreamIsCheckedAndKeepsTheDataReachable) {
   EXPECT_EQ(cudaMemPrefetchAsync(out, sizeof(unsigned), device, 0, stream), cudaErrorInvalidValue);
   EXPECT_EQ(cudaMemPrefetchAsync(managed, 4, cudaMemLocation{cudaMemLocationTypeDevice, 99}, 0, stream),
             cudaErrorInvalidValue);
+#ifdef CUDASIM
+  // The CUDA 12 forms, with a device number (nvcc 13 refuses them; the simulator keeps them for
+  // programs written for CUDA 12, such as OLCF's unified-memory exercise).
+  EXPECT_EQ(cudaMemAdvise(managed, 64 * sizeof(unsigned), cudaMemAdviseSetPreferredLocation, 0), cudaSuccess);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 64 * sizeof(unsigned), 0, stream), cudaSuccess);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 64 * sizeof(unsigned), cudaCpuDeviceId), cudaSuccess);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 64 * sizeof(unsigned), 99, stream), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemPrefetchAsync(out, sizeof(unsigned), 0, stream), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(managed[0], 42u);
+#endif
   // A length other than 0 or the whole allocation, bad flags, memory that is not managed.
   EXPECT_EQ(cudaStreamAttachMemAsync(stream, managed, 8, cudaMemAttachSingle), cudaErrorInvalidValue);
   EXPECT_EQ(cudaStreamAttachMemAsync(stream, managed, 0, 0x10), cudaErrorInvalidValue);

@@ -258,4 +258,40 @@ TEST(RealCode, AllocationsIntoPointersToConstCompile) {
   EXPECT_EQ(cudaFree(const_cast<float*>(levels[1])), cudaSuccess);
 }
 
+// ---- symbols, stream flags and the shared-memory carveout, as public programs use them -------------
+
+__constant__ float coefficients[4];
+__device__ int visits;
+
+__global__ void scale_and_count(float* out) {
+  out[threadIdx.x] = coefficients[threadIdx.x] * 2.0f;
+  atomicAdd(&visits, 1);
+}
+
+TEST(RealCode, SymbolsAreCopiedInStreamOrder) {
+  DeviceBuffer<float> out(4);
+  CUDA_OK(cudaDeviceSynchronize());  // its zeroing, on the legacy stream, which `stream` does not wait for
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  unsigned flags = 99;
+  CUDA_OK(cudaStreamGetFlags(stream, &flags));
+  EXPECT_EQ(flags, static_cast<unsigned>(cudaStreamNonBlocking));
+  const float host[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  CUDA_OK(cudaMemcpyToSymbolAsync(coefficients, host, sizeof host, 0, cudaMemcpyHostToDevice, stream));
+  const int zero = 0;
+  CUDA_OK(cudaMemcpyToSymbolAsync(visits, &zero, sizeof zero, 0, cudaMemcpyHostToDevice, stream));
+  size_t size = 0;
+  CUDA_OK(cudaGetSymbolSize(&size, coefficients));
+  EXPECT_EQ(size, sizeof host);
+  CUDA_OK(cudaFuncSetAttribute(scale_and_count, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutMaxShared));
+  scale_and_count<<<1, 4, 0, stream>>>(out.get());
+  int count = -1;
+  CUDA_OK(cudaMemcpyFromSymbolAsync(&count, visits, sizeof count, 0, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(count, 4);
+  EXPECT_EQ(out.download(), (std::vector<float>{2.0f, 4.0f, 6.0f, 8.0f}));
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
 }  // namespace

@@ -204,6 +204,30 @@ inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count
   (void)kind;
   return cudaMemcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, cudaMemcpyDefault);
 }
+/// The same copies in stream order.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, size_t count, size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = nullptr) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  (void)kind;
+  return cudaMemcpyAsync(reinterpret_cast<char*>(&symbol) + offset, src, count, cudaMemcpyDefault, stream);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                             cudaStream_t stream = nullptr) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  (void)kind;
+  return cudaMemcpyAsync(dst, reinterpret_cast<const char*>(&symbol) + offset, count, cudaMemcpyDefault, stream);
+}
+/// A symbol's size. (cudaGetSymbolAddress is not declared: a symbol lives in host memory here,
+/// which cudaMemset and the copies' direction checks do not take for device memory.)
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t* size, const T&) {
+  if (size == nullptr) return cudaErrorInvalidValue;
+  *size = sizeof(T);
+  return cudaSuccess;
+}
 
 // ---- streams and events ------------------------------------------------------------------------
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
@@ -214,6 +238,8 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int priority);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
+/// cudaStreamDefault or cudaStreamNonBlocking, as the stream was created.
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags);
 /// A stream's attributes: its L2 access policy window and synchronization policy are kept and
 /// read back (the simulator has no persisting L2 and always blocks), its priority is the one
 /// cudaStreamGetPriority gives. Other attributes, a hit ratio outside [0, 1] or a persisting
@@ -241,6 +267,19 @@ cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation 
 /// A hint about how managed memory [ptr, ptr + count) is used (CUDA 13's form): checked as
 /// cudaMemPrefetchAsync is, and changes nothing.
 cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location);
+/// The CUDA 12 forms of the two, with a device number (cudaCpuDeviceId: the host), as most
+/// unified-memory tutorials call them. CUDA 13 removed them (nvcc 13 refuses them); the
+/// simulator keeps them so that programs written for CUDA 12 run.
+inline cudaMemLocation cudasim_location_of_device(int device) {
+  return device == cudaCpuDeviceId ? cudaMemLocation{cudaMemLocationTypeHost, 0}
+                                   : cudaMemLocation{cudaMemLocationTypeDevice, device};
+}
+inline cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, int device, cudaStream_t stream = nullptr) {
+  return cudaMemPrefetchAsync(ptr, count, cudasim_location_of_device(device), 0, stream);
+}
+inline cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, int device) {
+  return cudaMemAdvise(ptr, count, advice, cudasim_location_of_device(device));
+}
 template <class T>
 inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T* ptr, size_t length = 0,
                                             unsigned flags = cudaMemAttachSingle) {

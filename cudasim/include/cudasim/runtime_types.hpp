@@ -292,6 +292,14 @@ enum cudaFuncAttribute {
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
 };
 
+/// Values of cudaFuncAttributePreferredSharedMemoryCarveout besides a percentage (accepted; the
+/// simulator has no L1 to split).
+enum cudaSharedCarveout {
+  cudaSharedmemCarveoutDefault = -1,
+  cudaSharedmemCarveoutMaxShared = 100,
+  cudaSharedmemCarveoutMaxL1 = 0,
+};
+
 /// What cudaFuncGetAttributes reports (fields and order as in CUDA 13). The simulator does not
 /// compile to a GPU, so register and local memory figures are assumptions (see
 /// docs/simulator.md) and static shared memory is not known (0).
@@ -789,6 +797,8 @@ enum cudaStreamUpdateCaptureDependenciesFlags {
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
+#define cudaCpuDeviceId ((int)-1)      // the host, where an API takes a device number
+#define cudaInvalidDeviceId ((int)-2)
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
