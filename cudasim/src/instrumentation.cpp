@@ -168,6 +168,11 @@ struct AccessContext {
   std::vector<Range> data;
   Range builtins[4];                       // threadIdx, blockIdx, blockDim, gridDim
   std::vector<std::uintptr_t> pointer_slots;  // extern-shared pointers at namespace scope
+  // The guard byte of the thread-local initialisation that set those pointers (the store just
+  // before a pointer's registration): every access of the pointer loads it first, and it is
+  // host bookkeeping, not shared memory, so neither counted nor race-checked.
+  std::vector<std::uintptr_t> pointer_guards;
+  std::uintptr_t last_byte_store = 0;  // the last one-byte store taken for shared memory
   // The allocations of recent global accesses: a kernel usually touches a few buffers, and a
   // hit here saves a locked lookup in the allocation table.
   static constexpr int kCachedAllocations = 8;
@@ -306,6 +311,8 @@ Space classify(AccessContext& c, std::uintptr_t a) {
       if (builtin.contains(a)) return Space::Builtin;
     for (std::uintptr_t slot : c.pointer_slots)
       if (a - slot < sizeof(void*)) return Space::Local;  // an extern-shared pointer
+    for (std::uintptr_t guard : c.pointer_guards)
+      if (a == guard) return Space::Local;  // its initialisation's guard
     return Space::Shared;
   }
   if (c.closure.contains(a) || c.native_stack.contains(a)) return Space::Local;
@@ -507,6 +514,7 @@ inline void on_access(const void* address, unsigned bytes, bool store, const voi
       }
       return;
     case Space::Shared:
+      if (store && bytes == 1) c->last_byte_store = a;
       if (c->dynamic_capacity.contains(a)) check_dynamic_shared(*c, a, bytes, store, pc);
       if (c->racecheck) record_shared_access(*c, a, bytes, store, pc);
       (store ? c->traffic.shared_store : c->traffic.shared_load) += bytes;
@@ -922,9 +930,22 @@ void* __wrap_memset(void* destination, int value, std::size_t bytes) {
 
 void* cudasim::dynamic_shared_memory(const void* pointer_slot) noexcept {
   // The slot is the `static thread_local T* const` the rewrite made from an `extern __shared__`
-  // declaration: loading that pointer is not a shared-memory access.
-  if (pointer_slot != nullptr && detail::context_storage != nullptr)
-    detail::context_storage->pointer_slots.push_back(reinterpret_cast<std::uintptr_t>(pointer_slot));
+  // declaration: loading that pointer is not a shared-memory access. It is being initialised
+  // now, on this OS thread's first use, after the store that set its guard byte (the Itanium
+  // ABI's __tls_guard, also in the thread-local block): the GPU thread that ran the
+  // initialisation wrote that byte and the block's other threads read it, which racecheck would
+  // report as a race on shared memory.
+  if (pointer_slot != nullptr && detail::context_storage != nullptr) {
+    detail::AccessContext& c = *detail::context_storage;
+    c.pointer_slots.push_back(reinterpret_cast<std::uintptr_t>(pointer_slot));
+    const std::uintptr_t guard = c.last_byte_store;
+    if (guard != 0 && c.tls.contains(guard) &&
+        std::find(c.pointer_guards.begin(), c.pointer_guards.end(), guard) == c.pointer_guards.end()) {
+      c.pointer_guards.push_back(guard);
+      auto word = c.shared_words.find(guard & ~std::uintptr_t{3});
+      if (word != c.shared_words.end()) word->second.bytes[guard & 3] = {};
+    }
+  }
   return detail::dynamic_shared_memory_of_this_thread();
 }
 

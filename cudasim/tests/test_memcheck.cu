@@ -455,6 +455,37 @@ TEST_F(Memcheck, RacecheckIsByteGranular) {
   EXPECT_CONTAINS(report, "writes 1 bytes");
 }
 
+// Dynamic shared memory declared at namespace scope, as many tutorials and samples declare it.
+// The simulator keeps a pointer to it per OS thread, set up on the thread's first use (behind a
+// guard byte that the block's first thread writes and every thread then reads): none of that is
+// the kernel's shared memory, so it raises no race; the array itself is checked as any other.
+extern __shared__ int namespace_scratch[];
+
+__global__ void sum_through_namespace_scratch(int* out, bool with_barrier) {
+  namespace_scratch[threadIdx.x] = static_cast<int>(threadIdx.x);
+  if (with_barrier) __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (unsigned t = 0; t < blockDim.x; ++t) sum += namespace_scratch[t];
+    out[blockIdx.x] = sum;
+  }
+}
+
+TEST_F(Memcheck, NamespaceScopeDynamicSharedMemoryIsRaceCheckedAsTheKernelUsesIt) {
+  int* sums;
+  ASSERT_EQ(cudaMalloc(&sums, 4 * sizeof(int)), cudaSuccess);
+  EXPECT_EQ(report_of([&] { sum_through_namespace_scratch<<<4, 32, 32 * sizeof(int)>>>(sums, true); }, cudaSuccess),
+            "");
+  std::vector<int> host(4);
+  ASSERT_EQ(cudaMemcpy(host.data(), sums, sizeof(int) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int v : host) EXPECT_EQ(v, 32 * 31 / 2);
+  const std::string report = report_of(
+      [&] { sum_through_namespace_scratch<<<4, 32, 32 * sizeof(int)>>>(sums, false); }, cudaErrorLaunchFailure);
+  EXPECT_CONTAINS(report, "race on shared memory");
+  EXPECT_CONTAINS(report, "4 bytes");  // an int of the array, not the guard's byte
+  ASSERT_EQ(cudaFree(sums), cudaSuccess);
+}
+
 // A warp's threads exchange values through shared memory, ordered by __syncwarp() (as in the
 // last steps of NVIDIA's reductions for Volta and later): no race. With `across_warps`, lane l
 // reads what the other warp's lane l wrote, which __syncwarp() does not order: a race.
