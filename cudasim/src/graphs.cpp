@@ -152,14 +152,15 @@ void add_chain(CaptureTarget& target, GraphNodes& recorded) {
 
 /// Adds the work recorded so far in the capture `stream` is in (one it began or one it joined)
 /// to the capture's graph and gives the capture, with `lock` holding graphs_mutex; `shared`:
-/// whether other streams joined it. Else cudaErrorStreamCaptureInvalidated or
-/// cudaErrorIllegalState (no capture).
+/// whether other streams joined it. Else cudaErrorStreamCaptureInvalidated,
+/// cudaErrorIllegalState (no capture) or cudaErrorInvalidResourceHandle (no such stream).
 cudaError_t catch_up(cudaStream_t stream, std::unique_lock<std::mutex>& lock, CaptureTarget*& target,
                      bool& shared) {
   shared = false;
   const cudaStream_t origin = capture_origin_of(stream, &shared);
-  if (origin == nullptr) return cudaErrorIllegalState;
   GraphNodes recorded;
+  // Not capturing: take_captured says whether the stream is unknown or only not capturing.
+  if (origin == nullptr) return take_captured(stream, recorded);
   const cudaError_t e = take_captured(origin, recorded);
   if (e != cudaSuccess) return e == cudaErrorStreamCaptureUnmatched ? cudaErrorIllegalState : e;
   lock = std::unique_lock<std::mutex>(graphs_mutex);

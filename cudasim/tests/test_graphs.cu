@@ -245,6 +245,11 @@ TEST_F(Graphs, ACaptureEndsOnlyWhereItBeganAndItsEventsCannotBeWaitedForByTheHos
   cudaGraph_t graph{};
   EXPECT_EQ(cudaStreamEndCapture(side, &graph), cudaErrorStreamCaptureUnmatched);
   ASSERT_EQ(cudaStreamEndCapture(stream_, &graph), cudaSuccess);
+  cudaStream_t destroyed{};
+  ASSERT_EQ(cudaStreamCreate(&destroyed), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(destroyed), cudaSuccess);
+  cudaStreamCaptureStatus status{};
+  EXPECT_EQ(cudaStreamGetCaptureInfo(destroyed, &status), cudaErrorInvalidResourceHandle);
   (void)cudaGetLastError();
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
   EXPECT_EQ(cudaEventDestroy(fork), cudaSuccess);
