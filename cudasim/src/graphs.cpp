@@ -159,10 +159,9 @@ cudaError_t catch_up(cudaStream_t stream, std::unique_lock<std::mutex>& lock, Ca
   shared = false;
   const cudaStream_t origin = capture_origin_of(stream, &shared);
   GraphNodes recorded;
-  // Not capturing: take_captured says whether the stream is unknown or only not capturing.
-  if (origin == nullptr) return take_captured(stream, recorded);
-  const cudaError_t e = take_captured(origin, recorded);
-  if (e != cudaSuccess) return e == cudaErrorStreamCaptureUnmatched ? cudaErrorIllegalState : e;
+  // Not capturing (no origin): take_captured says whether the stream is unknown or only idle.
+  const cudaError_t e = take_captured(origin != nullptr ? origin : stream, recorded);
+  if (e != cudaSuccess) return e;
   lock = std::unique_lock<std::mutex>(graphs_mutex);
   auto it = capture_targets.find(origin);
   if (it == capture_targets.end()) return cudaErrorIllegalState;
