@@ -5,8 +5,9 @@
 // that runs them all, so the host pays one call for the whole sequence. That is the point
 // lesson 01 makes: a chain of n tiny kernels costs n launch overheads one by one, and about one
 // when replayed as a graph. Independent branches of a graph run one after another here, not
-// side by side. Memory-allocation and free nodes keep their memory in graph_memory.cpp. (Event
-// and child-graph nodes are not supported.)
+// side by side. Memory-allocation and free nodes keep their memory in graph_memory.cpp. A child
+// graph node runs its own copy of a graph inline; event record and wait nodes act on the whole
+// launch (streams.cpp's enqueue_graph_launch).
 //
 // A conditional node holds body graphs, filled after the node is made, so its work is made when
 // the graph is instantiated: the bodies are instantiated with it, and the node's work runs one
@@ -19,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <queue>
 
 #include "internal.hpp"
@@ -55,16 +57,34 @@ struct Conditional {
 };
 
 struct Node : CUgraphNode_st {
-  std::function<void()> work;             // empty for an empty or conditional node
+  std::function<void()> work;  // empty for an empty, conditional, child graph or event node
+  std::optional<cudaGraphNodeType> type;     // unknown for an operation recorded by stream capture
   std::shared_ptr<Conditional> conditional;  // a conditional node's; its work is made at instantiation
+  cudaGraph_t child = nullptr;  // a child graph node's own graph; its work too is made at instantiation
+  cudaEvent_t event = nullptr;  // an event record or wait node's event
   std::vector<const Node*> dependencies;  // nodes of the same graph that run before this one
+};
+
+/// A node added by hand, of `type`, doing `work`.
+Node node_of(cudaGraphNodeType type, std::function<void()> work = {}) {
+  Node n;
+  n.type = type;
+  n.work = std::move(work);
+  return n;
+}
+
+/// The events of an executable's event nodes, its child graphs' included: a launch waits for the
+/// records of `waits` and records `records` (enqueue_graph_launch).
+struct GraphEvents {
+  std::vector<cudaEvent_t> waits;
+  std::vector<cudaEvent_t> records;
 };
 
 struct Graph : CUgraph_st {
   std::vector<std::unique_ptr<Node>> nodes;      // in the order they were added
   std::map<const CUgraphNode_st*, size_t> index;  // a node's position in `nodes`
   std::vector<std::shared_ptr<Condition>> conditions;  // cudaGraphConditionalHandleCreate's
-  bool body_of_a_node = false;  // a conditional node's body: destroyed with the node's graph
+  bool body_of_a_node = false;  // a conditional node's body or a child graph node's graph: destroyed with the node's graph
 
   std::shared_ptr<Condition> condition(cudaGraphConditionalHandle handle) const {
     for (const auto& c : conditions)
@@ -76,9 +96,8 @@ struct Graph : CUgraph_st {
     auto it = index.find(handle);
     return it == index.end() ? nullptr : nodes[it->second].get();
   }
-  Node* add(std::function<void()> work) {
-    nodes.push_back(std::make_unique<Node>());
-    nodes.back()->work = std::move(work);
+  Node* add(Node prototype) {
+    nodes.push_back(std::make_unique<Node>(std::move(prototype)));
     index[nodes.back().get()] = nodes.size() - 1;
     return nodes.back().get();
   }
@@ -92,6 +111,8 @@ struct GraphExec : CUgraphExec_st {
   std::map<const CUgraphNode_st*, size_t> position;
   // Each node's dependencies, by the order nodes were added: what an update must keep.
   std::vector<std::vector<size_t>> topology;
+  // What the launches wait for and record (replaced with `nodes`).
+  std::shared_ptr<const GraphEvents> events;
 };
 
 // One lock for graphs, their nodes and executables (guards the maps and the graphs' contents).
@@ -106,6 +127,13 @@ std::map<const CUgraphExec_st*, std::unique_ptr<GraphExec>>& executables =
 Graph* find_graph(cudaGraph_t handle) {
   auto it = graphs.find(handle);
   return it == graphs.end() ? nullptr : it->second.get();
+}
+
+/// The node behind `handle`, in whichever graph holds it, or null. The caller holds graphs_mutex.
+Node* find_node(cudaGraphNode_t handle) {
+  for (const auto& entry : graphs)
+    if (Node* n = entry.second->find(handle)) return n;
+  return nullptr;
 }
 
 Graph* register_graph(std::unique_ptr<Graph> g) {
@@ -143,7 +171,9 @@ cudaError_t begin_capture_into(cudaStream_t stream, Graph* graph, bool graph_of_
 /// graphs_mutex.
 void add_chain(CaptureTarget& target, GraphNodes& recorded) {
   for (auto& work : recorded) {
-    Node* n = target.graph->add(std::move(work));
+    Node captured;  // of a type not kept
+    captured.work = std::move(work);
+    Node* n = target.graph->add(std::move(captured));
     for (cudaGraphNode_t d : target.dependencies)
       if (const Node* before = target.graph->find(d)) n->dependencies.push_back(before);
     target.dependencies = {n};
@@ -185,11 +215,9 @@ bool follows(const Node* node, const Node* ancestor) {
   return false;
 }
 
-/// Adds a node with `work` (or `conditional`) after `dependencies`, all of which must be nodes
-/// of `graph`.
+/// Adds `prototype` to `graph` after `dependencies`, all of which must be nodes of `graph`.
 cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
-                     size_t dependency_count, std::function<void()> work,
-                     std::shared_ptr<Conditional> conditional = nullptr) {
+                     size_t dependency_count, Node prototype) {
   if (node == nullptr || (dependencies == nullptr && dependency_count != 0)) return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(graphs_mutex);
   Graph* g = find_graph(graph);
@@ -203,9 +231,8 @@ cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNo
     }
     before.push_back(d);
   }
-  Node* added = g->add(std::move(work));
-  added->conditional = std::move(conditional);
-  added->dependencies = std::move(before);
+  prototype.dependencies = std::move(before);
+  Node* added = g->add(std::move(prototype));
   *node = added;
   return cudaSuccess;
 }
@@ -230,7 +257,8 @@ std::vector<std::vector<size_t>> topology_of(const Graph& g) {
   return topology;
 }
 
-std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphNode_st*, size_t>* position);
+std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphNode_st*, size_t>* position,
+                                         GraphEvents* events);
 
 /// The work of a conditional node: its bodies instantiated now (null when one has a cycle).
 /// A while loop stops, like the launch, once a kernel has faulted.
@@ -238,7 +266,7 @@ std::function<void()> conditional_work(const Conditional& c) {
   std::vector<std::shared_ptr<const GraphNodes>> bodies;
   for (cudaGraph_t body : c.bodies) {
     const Graph* g = find_graph(body);
-    std::shared_ptr<const GraphNodes> work = g ? ordered_work(*g, nullptr) : nullptr;
+    std::shared_ptr<const GraphNodes> work = g ? ordered_work(*g, nullptr, nullptr) : nullptr;
     if (!work) return nullptr;
     bodies.push_back(std::move(work));
   }
@@ -261,11 +289,39 @@ std::function<void()> conditional_work(const Conditional& c) {
   };
 }
 
+/// The work that runs `node` in an executable: its own, or made now for a conditional or child
+/// graph node. An event node's event goes to `events` and its work does nothing: the whole
+/// launch waits for or records the event. Empty (reported) when the work cannot be made: an
+/// event node where `events` is null (a conditional node's body), or a cycle.
+std::function<void()> instantiated_work(const Node& node, GraphEvents* events) {
+  if (node.conditional) return conditional_work(*node.conditional);
+  if (node.child != nullptr) {
+    const Graph* child = find_graph(node.child);
+    std::shared_ptr<const GraphNodes> work = child ? ordered_work(*child, nullptr, events) : nullptr;
+    if (!work) return {};
+    return [work] {
+      for (const auto& w : *work) w();
+    };
+  }
+  if (node.type == cudaGraphNodeTypeEventRecord || node.type == cudaGraphNodeTypeWaitEvent) {
+    if (events == nullptr) {
+      report("cudaGraphInstantiate: an event record or wait node in a conditional node's body (CUDA allows none "
+             "there)");
+      return {};
+    }
+    (node.type == cudaGraphNodeTypeEventRecord ? events->records : events->waits).push_back(node.event);
+  }
+  return node.work ? node.work : std::function<void()>([] {});
+}
+
 /// `g`'s nodes' work in an order that runs every node after its dependencies, ties in the order
 /// the nodes were added, after the reset of the conditions that ask for their default at each
-/// launch; each node's place in `position` (when not null). Null when the dependencies form a
-/// cycle, in `g` or in a conditional node's body. The caller holds graphs_mutex.
-std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphNode_st*, size_t>* position) {
+/// launch; each node's place in `position` (when not null); the events of its event nodes in
+/// `events` (null in a conditional node's body, where none may be). Null, reported, when the
+/// dependencies form a cycle, in `g` or in a graph it runs, or an event node is misplaced. The
+/// caller holds graphs_mutex.
+std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphNode_st*, size_t>* position,
+                                         GraphEvents* events) {
   auto ordered = std::make_shared<GraphNodes>();
   std::vector<std::shared_ptr<Condition>> reset;
   for (const auto& c : g.conditions)
@@ -292,23 +348,29 @@ std::shared_ptr<GraphNodes> ordered_work(const Graph& g, std::map<const CUgraphN
     ready.pop();
     const Node& node = *g.nodes[i];
     if (position != nullptr) (*position)[&node] = ordered->size();
-    std::function<void()> work = node.conditional ? conditional_work(*node.conditional) : node.work;
-    if (node.conditional && !work) return nullptr;
-    ordered->push_back(work ? std::move(work) : std::function<void()>([] {}));
+    std::function<void()> work = instantiated_work(node, events);
+    if (!work) return nullptr;
+    ordered->push_back(std::move(work));
     ++placed;
     for (size_t next : after[i])
       if (--waiting[next] == 0) ready.push(next);
   }
-  return placed == count ? ordered : nullptr;
+  if (placed != count) {
+    report("cudaGraphInstantiate: the graph's dependencies form a cycle");
+    return nullptr;
+  }
+  return ordered;
 }
 
-/// Makes `e` run `g` (ordered_work). False when the dependencies form a cycle. The caller
-/// holds graphs_mutex.
+/// Makes `e` run `g` (ordered_work). False, reported, when that cannot be done. The caller holds
+/// graphs_mutex.
 bool instantiate_into(const Graph& g, GraphExec& e) {
   std::map<const CUgraphNode_st*, size_t> position;
-  std::shared_ptr<GraphNodes> ordered = ordered_work(g, &position);
+  auto events = std::make_shared<GraphEvents>();
+  std::shared_ptr<GraphNodes> ordered = ordered_work(g, &position, events.get());
   if (!ordered) return false;
   e.nodes = std::move(ordered);
+  e.events = std::move(events);
   e.position.insert(position.begin(), position.end());
   e.topology = topology_of(g);
   return true;
@@ -505,7 +567,7 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, con
   std::function<void()> work;
   const cudaError_t valid = kernel_node_work("cudaGraphAddKernelNode", params, file, line, work);
   if (valid != cudaSuccess) return record_error(valid);
-  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+  return record_error(add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeKernel, std::move(work))));
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
@@ -514,7 +576,7 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, c
   std::function<void()> work;
   const cudaError_t valid = copy_node_work(dst, src, count, kind, work);
   if (valid != cudaSuccess) return record_error(valid);
-  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+  return record_error(add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeMemcpy, std::move(work))));
 }
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
@@ -522,7 +584,7 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, con
   std::function<void()> work;
   const cudaError_t valid = copy_3d_node_work(params, work);
   if (valid != cudaSuccess) return record_error(valid);
-  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+  return record_error(add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeMemcpy, std::move(work))));
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
@@ -530,26 +592,199 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, con
   std::function<void()> work;
   const cudaError_t valid = memset_node_work(params, work);
   if (valid != cudaSuccess) return record_error(valid);
-  return record_error(add_node(node, graph, dependencies, dependency_count, std::move(work)));
+  return record_error(add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeMemset, std::move(work))));
 }
+
+namespace {
+/// Whether `g` or a child graph it runs holds a node of one of `types` (conditional nodes' bodies
+/// are not looked into). The caller holds graphs_mutex.
+bool holds_node_of(const Graph& g, std::initializer_list<cudaGraphNodeType> types) {
+  for (const auto& n : g.nodes) {
+    if (n->type && std::find(types.begin(), types.end(), *n->type) != types.end()) return true;
+    const Graph* child = n->child != nullptr ? find_graph(n->child) : nullptr;
+    if (child != nullptr && holds_node_of(*child, types)) return true;
+  }
+  return false;
+}
+
+/// Whether `g` is `inner` or runs it as a child graph, directly or not. The caller holds
+/// graphs_mutex.
+bool runs_graph(const Graph& g, const Graph* inner) {
+  if (&g == inner) return true;
+  for (const auto& n : g.nodes) {
+    const Graph* child = n->child != nullptr ? find_graph(n->child) : nullptr;
+    if (child != nullptr && runs_graph(*child, inner)) return true;
+  }
+  return false;
+}
+
+/// A copy of `g`'s nodes and dependencies; each child graph node of the copy has a copy of its
+/// graph of its own. `g` holds no conditional node (CUDA copies none). The caller holds
+/// graphs_mutex.
+std::unique_ptr<Graph> copy_of(const Graph& g) {
+  auto copy = std::make_unique<Graph>();
+  for (const auto& n : g.nodes) {
+    Node c = *n;
+    c.dependencies.clear();  // set below, to the copy's nodes
+    if (n->child != nullptr) {
+      std::unique_ptr<Graph> child = copy_of(*find_graph(n->child));
+      child->body_of_a_node = true;
+      Graph* raw = child.get();
+      graphs[raw] = std::move(child);
+      c.child = raw;
+    }
+    copy->add(std::move(c));
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const Node* d : g.nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(copy->nodes[g.index.at(d)].get());
+  return copy;
+}
+
+/// Forgets `graph` and the graphs its nodes own (conditional nodes' bodies, child graphs). The
+/// caller holds graphs_mutex.
+void forget_graph(cudaGraph_t graph) {
+  auto it = graphs.find(graph);
+  if (it == graphs.end()) return;
+  std::unique_ptr<Graph> g = std::move(it->second);
+  graphs.erase(it);
+  for (const auto& n : g->nodes) {
+    if (n->conditional)
+      for (cudaGraph_t body : n->conditional->bodies) forget_graph(body);
+    if (n->child != nullptr) forget_graph(n->child);
+  }
+}
+
+/// A child graph node running a copy of `child` (Clone) or `child` itself (Move), after checking
+/// what CUDA checks.
+cudaError_t add_child_graph_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                 size_t dependency_count, cudaGraph_t child,
+                                 cudaGraphChildGraphNodeOwnership ownership) {
+  const bool move = ownership == cudaGraphChildGraphOwnershipMove;
+  if (!move && ownership != cudaGraphChildGraphOwnershipClone) return cudaErrorInvalidValue;
+  Node prototype = node_of(cudaGraphNodeTypeGraph);
+  {
+    std::lock_guard<std::mutex> lock(graphs_mutex);
+    const Graph* parent = find_graph(graph);
+    Graph* c = find_graph(child);
+    if (parent == nullptr || c == nullptr) return cudaErrorInvalidValue;
+    if (holds_node_of(*c, {cudaGraphNodeTypeConditional})) {
+      report("cudaGraphAddChildGraphNode: the child graph has a conditional node; a child graph may have none");
+      return cudaErrorInvalidValue;
+    }
+    if (move) {
+      if (c->body_of_a_node || runs_graph(*c, parent)) {
+        report("cudaGraphAddNode: a child graph to move must be a graph of its own, and not one that holds the "
+               "graph it is added to");
+        return cudaErrorInvalidValue;
+      }
+      prototype.child = child;
+    } else {
+      if (holds_node_of(*c, {cudaGraphNodeTypeMemAlloc, cudaGraphNodeTypeMemFree})) {
+        report("cudaGraphAddChildGraphNode: the child graph has a memory allocation or free node; such a graph "
+               "can only be moved into the node (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove)");
+        return cudaErrorInvalidValue;
+      }
+      std::unique_ptr<Graph> copy = copy_of(*c);
+      copy->body_of_a_node = true;
+      prototype.child = copy.get();
+      graphs[copy.get()] = std::move(copy);
+    }
+  }
+  const cudaGraph_t own = prototype.child;
+  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, std::move(prototype));
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  if (added != cudaSuccess) {
+    if (!move) forget_graph(own);
+    return added;
+  }
+  if (move) find_graph(own)->body_of_a_node = true;  // the node's now
+  return cudaSuccess;
+}
+
+/// An event record or wait node (`type`) of `event`.
+cudaError_t add_event_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                           size_t dependency_count, cudaEvent_t event, cudaGraphNodeType type) {
+  if (!is_event(event)) return cudaErrorInvalidValue;
+  Node prototype = node_of(type);
+  prototype.event = event;
+  return add_node(node, graph, dependencies, dependency_count, std::move(prototype));
+}
+
+/// The node behind `handle` when it is of `type`, else null. The caller holds graphs_mutex.
+const Node* find_node_of(cudaGraphNode_t handle, cudaGraphNodeType type) {
+  const Node* n = find_node(handle);
+  return n != nullptr && n->type == type ? n : nullptr;
+}
+}  // namespace
 
 cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
   if (clone == nullptr) return record_error(cudaErrorInvalidValue);
-  auto copy = std::make_unique<Graph>();
+  std::unique_ptr<Graph> copy;
   {
     std::lock_guard<std::mutex> lock(graphs_mutex);
     const Graph* g = find_graph(original);
     if (g == nullptr) return record_error(cudaErrorInvalidValue);
-    for (const auto& n : g->nodes)
-      if (n->conditional) {  // as in CUDA: a graph with conditional nodes cannot be cloned
-        report("cudaGraphClone: the graph has a conditional node; such graphs cannot be cloned");
-        return record_error(cudaErrorNotSupported);
-      }
-    for (const auto& n : g->nodes) copy->add(n->work);
-    for (size_t i = 0; i < g->nodes.size(); ++i)
-      for (const Node* d : g->nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(copy->nodes[g->index.at(d)].get());
+    if (holds_node_of(*g, {cudaGraphNodeTypeConditional})) {  // as in CUDA
+      report("cudaGraphClone: the graph has a conditional node; such graphs cannot be cloned");
+      return record_error(cudaErrorNotSupported);
+    }
+    copy = copy_of(*g);
   }
   *clone = register_graph(std::move(copy));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                       size_t dependency_count, cudaGraph_t child) {
+  return record_error(
+      add_child_graph_node(node, graph, dependencies, dependency_count, child, cudaGraphChildGraphOwnershipClone));
+}
+
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* graph) {
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  const Node* n = find_node_of(node, cudaGraphNodeTypeGraph);
+  if (n == nullptr || graph == nullptr) return record_error(cudaErrorInvalidValue);
+  *graph = n->child;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                        size_t dependency_count, cudaEvent_t event) {
+  return record_error(
+      add_event_node(node, graph, dependencies, dependency_count, event, cudaGraphNodeTypeEventRecord));
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                      size_t dependency_count, cudaEvent_t event) {
+  return record_error(add_event_node(node, graph, dependencies, dependency_count, event, cudaGraphNodeTypeWaitEvent));
+}
+
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event) {
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  const Node* n = find_node_of(node, cudaGraphNodeTypeEventRecord);
+  if (n == nullptr || event == nullptr) return record_error(cudaErrorInvalidValue);
+  *event = n->event;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event) {
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  const Node* n = find_node_of(node, cudaGraphNodeTypeWaitEvent);
+  if (n == nullptr || event == nullptr) return record_error(cudaErrorInvalidValue);
+  *event = n->event;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* type) {
+  std::lock_guard<std::mutex> lock(graphs_mutex);
+  const Node* n = find_node(node);
+  if (n == nullptr || type == nullptr) return record_error(cudaErrorInvalidValue);
+  if (!n->type) {
+    report("cudaGraphNodeGetType: the node was recorded by stream capture; the simulator does not keep the type "
+           "of captured operations");
+    return record_error(cudaErrorNotSupported);
+  }
+  *type = *n->type;
   return cudaSuccess;
 }
 
@@ -558,7 +793,7 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const
   if (params == nullptr || params->fn == nullptr) return record_error(cudaErrorInvalidValue);
   const cudaHostFn_t fn = params->fn;
   void* const user_data = params->userData;
-  return record_error(add_node(node, graph, dependencies, dependency_count, [fn, user_data] { fn(user_data); }));
+  return record_error(add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeHost, [fn, user_data] { fn(user_data); })));
 }
 
 cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
@@ -576,7 +811,7 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph, c
   const cudaError_t made =  // the memory is the location's
       on_device(where.id, [&] { return new_graph_allocation(params->bytesize, file, line, address, work); });
   if (made != cudaSuccess) return record_error(made);
-  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, std::move(work));
+  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeMemAlloc, std::move(work)));
   if (added != cudaSuccess) return record_error(added);  // the allocation went with the work
   params->dptr = address;
   return cudaSuccess;
@@ -590,12 +825,12 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph, co
     return record_error(cudaErrorInvalidValue);
   }
   return record_error(
-      add_node(node, graph, dependencies, dependency_count, graph_free_work(dptr, "a graph's free node")));
+      add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeMemFree, graph_free_work(dptr, "a graph's free node"))));
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                   size_t dependency_count) {
-  return record_error(add_node(node, graph, dependencies, dependency_count, {}));
+  return record_error(add_node(node, graph, dependencies, dependency_count, node_of(cudaGraphNodeTypeEmpty)));
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
@@ -627,10 +862,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
     Graph* g = find_graph(graph);
     if (g == nullptr) return record_error(cudaErrorInvalidValue);
     // A copy of the work: later edits of the graph do not change the executable.
-    if (!instantiate_into(*g, *e)) {
-      report("cudaGraphInstantiate: the graph's dependencies form a cycle");
-      return record_error(cudaErrorInvalidValue);
-    }
+    if (!instantiate_into(*g, *e)) return record_error(cudaErrorInvalidValue);
   }
   *exec = e.get();
   std::lock_guard<std::mutex> lock(graphs_mutex);
@@ -649,7 +881,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGra
     if (info != nullptr) info->result = cudaGraphExecUpdateErrorTopologyChanged;
     return record_error(cudaErrorGraphExecUpdateFailure);
   }
-  if (!instantiate_into(*g, e)) return record_error(cudaErrorInvalidValue);  // a cycle: the topology had none
+  if (!instantiate_into(*g, e)) return record_error(cudaErrorInvalidValue);  // a child graph's cycle, say
   if (info != nullptr) info->result = cudaGraphExecUpdateSuccess;
   return cudaSuccess;
 }
@@ -682,18 +914,21 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   std::shared_ptr<const GraphNodes> nodes;
+  std::shared_ptr<const GraphEvents> events;
   {
     std::lock_guard<std::mutex> lock(graphs_mutex);
     auto it = executables.find(exec);
     if (it == executables.end()) return record_error(cudaErrorInvalidValue);
     nodes = it->second->nodes;
+    events = it->second->events;
   }
   if (sticky_error() != cudaSuccess) return record_error(sticky_error());
   count_graph_launch_call();
-  return record_error(enqueue(stream, [nodes] {
+  const auto run = [nodes] {
     cudasim::detail::GraphReplay replay;
     for (const auto& node : *nodes) node();
-  }));
+  };
+  return record_error(enqueue_graph_launch(stream, run, events->waits, events->records));
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
@@ -701,25 +936,13 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
   return executables.erase(exec) ? cudaSuccess : record_error(cudaErrorInvalidValue);
 }
 
-namespace {
-/// Forgets `graph` and the bodies of its conditional nodes. The caller holds graphs_mutex.
-void forget_graph(cudaGraph_t graph) {
-  auto it = graphs.find(graph);
-  if (it == graphs.end()) return;
-  std::unique_ptr<Graph> g = std::move(it->second);
-  graphs.erase(it);
-  for (const auto& n : g->nodes)
-    if (n->conditional)
-      for (cudaGraph_t body : n->conditional->bodies) forget_graph(body);
-}
-}  // namespace
-
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   std::lock_guard<std::mutex> lock(graphs_mutex);
   const Graph* g = find_graph(graph);
   if (g == nullptr) return record_error(cudaErrorInvalidValue);
   if (g->body_of_a_node) {
-    report("cudaGraphDestroy: the graph is the body of a conditional node; it goes with that node's graph");
+    report("cudaGraphDestroy: the graph is a conditional node's body or a child graph node's graph; it goes with "
+           "that node's graph");
     return record_error(cudaErrorInvalidValue);
   }
   forget_graph(graph);
@@ -779,7 +1002,9 @@ cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph, const
       graphs[body.get()] = std::move(body);
     }
   }
-  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, {}, conditional);
+  Node prototype = node_of(cudaGraphNodeTypeConditional);
+  prototype.conditional = conditional;
+  const cudaError_t added = add_node(node, graph, dependencies, dependency_count, std::move(prototype));
   std::lock_guard<std::mutex> lock(graphs_mutex);
   if (added != cudaSuccess) {
     for (cudaGraph_t body : conditional->bodies) graphs.erase(body);
@@ -802,11 +1027,18 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cud
       return cudaGraphAddHostNode(node, graph, dependencies, dependency_count, &params->host);
     case cudaGraphNodeTypeEmpty:
       return cudaGraphAddEmptyNode(node, graph, dependencies, dependency_count);
+    case cudaGraphNodeTypeGraph:
+      return record_error(add_child_graph_node(node, graph, dependencies, dependency_count, params->graph.graph,
+                                               params->graph.ownership));
+    case cudaGraphNodeTypeEventRecord:
+      return cudaGraphAddEventRecordNode(node, graph, dependencies, dependency_count, params->eventRecord.event);
+    case cudaGraphNodeTypeWaitEvent:
+      return cudaGraphAddEventWaitNode(node, graph, dependencies, dependency_count, params->eventWait.event);
     case cudaGraphNodeTypeConditional:
       return record_error(add_conditional_node(node, graph, dependencies, dependency_count, params->conditional));
     default:
       report("cudaGraphAddNode at %s:%u: nodes of type %d are not supported by the simulator through "
-             "cudaGraphAddNode (kernel, host, empty and conditional nodes are)", file, line,
+             "cudaGraphAddNode (kernel, host, empty, child graph, event and conditional nodes are)", file, line,
              static_cast<int>(params->type));
       return record_error(cudaErrorNotSupported);
   }

@@ -332,6 +332,14 @@ bool capture_invalidated(cudaStream_t stream);
 /// Queues `work` on a stream (0, cudaStreamLegacy and cudaStreamPerThread included). Returns
 /// cudaErrorInvalidResourceHandle for an unknown stream.
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);
+/// Queues a graph's launch on a stream: it starts after the records that the events of `waits`
+/// had now, and it is the new record of each event of `records` (so they complete, and are
+/// timed, when the whole launch has). In a capture it is recorded as one operation, if it has
+/// no such events (else cudaErrorStreamCaptureUnsupported, reported).
+cudaError_t enqueue_graph_launch(cudaStream_t stream, std::function<void()> work, const std::vector<cudaEvent_t>& waits,
+                                 const std::vector<cudaEvent_t>& records);
+/// Whether `event` is an event that exists (created and not destroyed).
+bool is_event(cudaEvent_t event);
 /// Queues and waits for completion. `after_device_work`: the work also waits for everything
 /// queued so far on the device's other streams (a copy from pageable memory, which a GPU does
 /// not overlap with kernels).

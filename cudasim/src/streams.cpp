@@ -201,10 +201,11 @@ StreamRegistry& streams() {
 
 /// Queues a task; the caller holds the registry lock so that implicit dependencies are taken
 /// against a consistent picture of all streams. `after_device_work`: the task also waits for
-/// the work queued so far on every other stream of its device, blocking or not.
+/// the work queued so far on every other stream of its device, blocking or not; `after`: and
+/// for these.
 std::uint64_t push_task(StreamRegistry& r, const std::shared_ptr<Stream>& s, std::function<void()> work,
-                        bool after_device_work = false) {
-  Task task{std::move(work), {}, host_now_ns()};
+                        bool after_device_work = false, std::vector<Dependency> after = {}) {
+  Task task{std::move(work), std::move(after), host_now_ns()};
   if (after_device_work) {
     const auto note = [&](const std::shared_ptr<Stream>& other) {
       if (!other || other == s || other->device != s->device) return;
@@ -407,6 +408,65 @@ cudaError_t enqueue(cudaStream_t handle, std::function<void()> work) {
   push_task(r, s, std::move(work));
   return cudaSuccess;
 }
+
+cudaError_t enqueue_graph_launch(cudaStream_t handle, std::function<void()> work, const std::vector<cudaEvent_t>& waits,
+                                 const std::vector<cudaEvent_t>& records) {
+  std::vector<Dependency> after;
+  for (cudaEvent_t event : waits) {
+    Event* e = find_event(event);
+    if (e == nullptr) {
+      report("cudaGraphLaunch: the event of an event wait node was destroyed");
+      return cudaErrorInvalidResourceHandle;
+    }
+    std::shared_ptr<EventRecord> rec = last_record(e);
+    if (!rec) continue;  // never recorded: nothing to wait for, as with cudaStreamWaitEvent
+    if (rec->capture) {
+      report("cudaGraphLaunch: an event wait node waits for an event last recorded in a stream capture");
+      return cudaErrorCapturedEvent;
+    }
+    after.push_back({rec->stream, rec->ticket});
+  }
+  std::vector<Event*> recorded;
+  for (cudaEvent_t event : records) {
+    recorded.push_back(find_event(event));
+    if (recorded.back() == nullptr) {
+      report("cudaGraphLaunch: the event of an event record node was destroyed");
+      return cudaErrorInvalidResourceHandle;
+    }
+  }
+  StreamRegistry& r = streams();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::shared_ptr<Stream> s = r.find(handle);
+  if (!s) return cudaErrorInvalidResourceHandle;
+  if (s->capture) {
+    if (!waits.empty() || !records.empty()) {
+      report("cudaGraphLaunch: the simulator cannot capture the launch of a graph with event record or wait nodes");
+      return cudaErrorStreamCaptureUnsupported;
+    }
+    s->capture->nodes.push_back(std::move(work));
+    return cudaSuccess;
+  }
+  std::vector<std::shared_ptr<EventRecord>> marks;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    marks.push_back(std::make_shared<EventRecord>());
+    marks.back()->stream = s;
+  }
+  const std::uint64_t ticket = push_task(
+      r, s,
+      [work = std::move(work), marks] {
+        work();
+        for (const auto& mark : marks) mark->time = Clock::now();
+      },
+      false, std::move(after));
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    marks[i]->ticket = ticket;
+    std::lock_guard<std::mutex> l(recorded[i]->mutex);
+    recorded[i]->last = marks[i];
+  }
+  return cudaSuccess;
+}
+
+bool is_event(cudaEvent_t event) { return find_event(event) != nullptr; }
 
 cudaError_t run_synchronously(cudaStream_t handle, std::function<void()> work, bool after_device_work) {
   StreamRegistry& r = streams();

@@ -1,5 +1,6 @@
 // CUDA graphs built node by node: kernel, 1-D and 3-D copy, memset, host, empty, memory
-// allocation and free nodes (and allocations in a captured stream), and
+// allocation and free nodes (and allocations in a captured stream), child graph nodes, event
+// record and wait nodes, and
 // clones of a graph, executables updated node by node or from another graph; dependencies given
 // when a node is added or later with cudaGraphAddDependencies, instantiated and launched more
 // than once. Kernel arguments are copied when the node is added. Valid CUDA: the same file runs
@@ -8,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -469,6 +472,151 @@ TEST(GraphApi, AFreeNodeOfMemoryFromCudaMallocIsRefused) {
   ASSERT_CUDA(cudaFree(plain));
 }
 
+/// Adds a one-thread launch of `affine` on `x` to `graph` after `after` (if not null).
+cudaError_t add_affine(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* after, int** x) {
+  void* args[] = {x};
+  const cudaKernelNodeParams k = kernel_params(reinterpret_cast<void*>(affine), dim3(1), dim3(1), args);
+  return cudaGraphAddKernelNode(node, graph, after, after ? 1 : 0, &k);
+}
+
+/// The int at `x` once the device is idle.
+int value_at(const int* x) {
+  int h = -1;
+  EXPECT_EQ(cudaMemcpy(&h, x, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+
+// A child graph node runs its own copy of a graph (here one made by stream capture, as a library
+// call would be) between its dependencies: later changes to the original do not reach it, nodes
+// added to the node's embedded graph do, from the next instantiation on; a clone of the parent
+// copies the child too. x: 3, then (x * 2 + 1) per affine kernel.
+TEST(GraphApi, AChildGraphNodeRunsItsOwnCopyOfAGraphBetweenItsDependencies) {
+  int* x = nullptr;
+  ASSERT_CUDA(cudaMalloc(&x, sizeof(int)));
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  cudaGraph_t library;
+  ASSERT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  affine<<<1, 1, 0, s>>>(x);
+  ASSERT_CUDA(cudaStreamEndCapture(s, &library));
+
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaGraphCreate(&graph, 0));
+  int three = 3;
+  void* set_args[] = {&x, &three};
+  const cudaKernelNodeParams set = kernel_params(reinterpret_cast<void*>(set_value), dim3(1), dim3(1), set_args);
+  cudaGraphNode_t first, child, last;
+  ASSERT_CUDA(cudaGraphAddKernelNode(&first, graph, nullptr, 0, &set));
+  ASSERT_CUDA(cudaGraphAddChildGraphNode(&child, graph, &first, 1, library));
+  ASSERT_CUDA(add_affine(&last, graph, &child, &x));
+  cudaGraphNodeType type;
+  ASSERT_CUDA(cudaGraphNodeGetType(child, &type));
+  EXPECT_EQ(type, cudaGraphNodeTypeGraph);
+  ASSERT_CUDA(cudaGraphNodeGetType(first, &type));
+  EXPECT_EQ(type, cudaGraphNodeTypeKernel);
+
+  // The node holds a copy: a kernel added to the original afterwards is not run.
+  size_t count = 1;
+  cudaGraphNode_t captured;
+  ASSERT_CUDA(cudaGraphGetNodes(library, &captured, &count));
+  ASSERT_EQ(count, 1u);
+  cudaGraphNode_t unused;
+  ASSERT_CUDA(add_affine(&unused, library, &captured, &x));
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA(cudaGraphLaunch(exec, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(value_at(x), 15);  // 3 -> 7 (child) -> 15
+
+  // The node's own graph is not a copy: a kernel added to it runs in the next executable.
+  cudaGraph_t embedded;
+  ASSERT_CUDA(cudaGraphChildGraphNodeGetGraph(child, &embedded));
+  count = 2;
+  cudaGraphNode_t inside[2] = {};
+  ASSERT_CUDA(cudaGraphGetNodes(embedded, inside, &count));
+  ASSERT_EQ(count, 1u);
+  cudaGraphNode_t added;
+  ASSERT_CUDA(add_affine(&added, embedded, &inside[0], &x));
+  cudaGraphExec_t longer;
+  ASSERT_CUDA(cudaGraphInstantiate(&longer, graph, 0));
+  ASSERT_CUDA(cudaGraphLaunch(longer, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(value_at(x), 31);  // 3 -> 7 -> 15 (child) -> 31
+  ASSERT_CUDA(cudaGraphLaunch(exec, s));  // made before: unchanged
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(value_at(x), 15);
+
+  cudaGraph_t clone;
+  ASSERT_CUDA(cudaGraphClone(&clone, graph));
+  ASSERT_CUDA(cudaGraphDestroy(graph));  // the clone has its own child graph
+  ASSERT_CUDA(cudaGraphDestroy(library));
+  cudaGraphExec_t cloned;
+  ASSERT_CUDA(cudaGraphInstantiate(&cloned, clone, 0));
+  ASSERT_CUDA(cudaGraphLaunch(cloned, s));
+  ASSERT_CUDA(cudaStreamSynchronize(s));
+  EXPECT_EQ(value_at(x), 31);
+  for (cudaGraphExec_t e : {exec, longer, cloned}) ASSERT_CUDA(cudaGraphExecDestroy(e));
+  ASSERT_CUDA(cudaGraphDestroy(clone));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  ASSERT_CUDA(cudaFree(x));
+}
+
+void CUDART_CB sleep_a_while(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
+
+// An event record node in a graph launched on one stream, and a wait node for the same event in a
+// graph launched on another: the second graph's kernel runs after the first graph's, although
+// the first stream is held up by a slow host function and the second is launched at once. x is
+// set to 5 by the first graph, then taken to 11 by the second (to 5 if they ran the other way).
+TEST(GraphApi, EventNodesOrderGraphsLaunchedOnDifferentStreams) {
+  int* x = nullptr;
+  ASSERT_CUDA(cudaMalloc(&x, sizeof(int)));
+  ASSERT_CUDA(cudaMemset(x, 0, sizeof(int)));
+  cudaEvent_t done;
+  ASSERT_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  cudaStream_t first_stream, second_stream;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&first_stream, cudaStreamNonBlocking));
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&second_stream, cudaStreamNonBlocking));
+
+  cudaGraph_t setter, follower;
+  ASSERT_CUDA(cudaGraphCreate(&setter, 0));
+  ASSERT_CUDA(cudaGraphCreate(&follower, 0));
+  int five = 5;
+  void* set_args[] = {&x, &five};
+  const cudaKernelNodeParams set = kernel_params(reinterpret_cast<void*>(set_value), dim3(1), dim3(1), set_args);
+  cudaGraphNode_t set_node, record, wait, affine_node;
+  ASSERT_CUDA(cudaGraphAddKernelNode(&set_node, setter, nullptr, 0, &set));
+  ASSERT_CUDA(cudaGraphAddEventRecordNode(&record, setter, &set_node, 1, done));
+  ASSERT_CUDA(cudaGraphAddEventWaitNode(&wait, follower, nullptr, 0, done));
+  ASSERT_CUDA(add_affine(&affine_node, follower, &wait, &x));
+  cudaEvent_t seen = nullptr;
+  ASSERT_CUDA(cudaGraphEventRecordNodeGetEvent(record, &seen));
+  EXPECT_EQ(seen, done);
+  seen = nullptr;
+  ASSERT_CUDA(cudaGraphEventWaitNodeGetEvent(wait, &seen));
+  EXPECT_EQ(seen, done);
+  cudaGraphNodeType type;
+  ASSERT_CUDA(cudaGraphNodeGetType(wait, &type));
+  EXPECT_EQ(type, cudaGraphNodeTypeWaitEvent);
+
+  cudaGraphExec_t setter_exec, follower_exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&setter_exec, setter, 0));
+  ASSERT_CUDA(cudaGraphInstantiate(&follower_exec, follower, 0));
+  ASSERT_CUDA(cudaLaunchHostFunc(first_stream, sleep_a_while, nullptr));
+  ASSERT_CUDA(cudaGraphLaunch(setter_exec, first_stream));
+  ASSERT_CUDA(cudaGraphLaunch(follower_exec, second_stream));
+  ASSERT_CUDA(cudaStreamSynchronize(second_stream));
+  EXPECT_EQ(value_at(x), 11);
+  // The launch recorded the event: the host can wait for it too.
+  ASSERT_CUDA(cudaEventSynchronize(done));
+  EXPECT_EQ(cudaEventQuery(done), cudaSuccess);
+
+  for (cudaGraphExec_t e : {setter_exec, follower_exec}) ASSERT_CUDA(cudaGraphExecDestroy(e));
+  for (cudaGraph_t g : {setter, follower}) ASSERT_CUDA(cudaGraphDestroy(g));
+  for (cudaStream_t st : {first_stream, second_stream}) ASSERT_CUDA(cudaStreamDestroy(st));
+  ASSERT_CUDA(cudaEventDestroy(done));
+  ASSERT_CUDA(cudaFree(x));
+}
+
 TEST(GraphApi, BadArgumentsAreInvalidValues) {
   cudaGraph_t graph;
   ASSERT_CUDA(cudaGraphCreate(&graph, 0));
@@ -509,6 +657,63 @@ TEST(GraphApi, SimulatorRefusesUnknownKernelsAndCycles) {
   EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaErrorInvalidValue);
   cudaGetLastError();
   ASSERT_CUDA(cudaGraphDestroy(graph));
+}
+
+// What the simulator refuses of child graph and event nodes, each with a line on stderr: a child
+// graph holding a memory allocation node (unless moved into the node), a child graph's own graph
+// destroyed alone, a moved graph moved again, the type of a captured operation (not kept), and a
+// graph with event nodes launched into a stream capture.
+TEST(GraphApi, SimulatorRefusesWhatItCannotDoWithChildGraphsAndEventNodes) {
+  cudaGraph_t allocating, parent;
+  ASSERT_CUDA(cudaGraphCreate(&allocating, 0));
+  ASSERT_CUDA(cudaGraphCreate(&parent, 0));
+  cudaMemAllocNodeParams alloc = allocation_of(256);
+  cudaGraphNode_t allocated, child;
+  ASSERT_CUDA(cudaGraphAddMemAllocNode(&allocated, allocating, nullptr, 0, &alloc));
+  ASSERT_CUDA(cudaGraphAddMemFreeNode(&allocated, allocating, &allocated, 1, alloc.dptr));
+  EXPECT_EQ(cudaGraphAddChildGraphNode(&child, parent, nullptr, 0, allocating), cudaErrorInvalidValue);
+  cudaGraphNodeParams moved{};
+  moved.type = cudaGraphNodeTypeGraph;
+  moved.graph.graph = allocating;
+  moved.graph.ownership = cudaGraphChildGraphOwnershipMove;
+  ASSERT_CUDA(cudaGraphAddNode(&child, parent, nullptr, nullptr, 0, &moved));
+  EXPECT_EQ(cudaGraphAddNode(&child, parent, nullptr, nullptr, 0, &moved), cudaErrorInvalidValue);  // moved already
+  EXPECT_EQ(cudaGraphDestroy(allocating), cudaErrorInvalidValue);  // the node's now
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, parent, 0));
+  ASSERT_CUDA(cudaGraphLaunch(exec, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+
+  cudaStream_t s;
+  ASSERT_CUDA(cudaStreamCreate(&s));
+  int* x = nullptr;
+  ASSERT_CUDA(cudaMalloc(&x, sizeof(int)));
+  cudaGraph_t captured;
+  ASSERT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  affine<<<1, 1, 0, s>>>(x);
+  ASSERT_CUDA(cudaStreamEndCapture(s, &captured));
+  size_t count = 1;
+  cudaGraphNode_t kernel;
+  ASSERT_CUDA(cudaGraphGetNodes(captured, &kernel, &count));
+  cudaGraphNodeType type;
+  EXPECT_EQ(cudaGraphNodeGetType(kernel, &type), cudaErrorNotSupported);
+
+  cudaEvent_t event;
+  ASSERT_CUDA(cudaEventCreate(&event));
+  cudaGraphNode_t record;
+  ASSERT_CUDA(cudaGraphAddEventRecordNode(&record, parent, nullptr, 0, event));
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, parent, 0));
+  cudaGraph_t outer;
+  ASSERT_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  EXPECT_EQ(cudaGraphLaunch(exec, s), cudaErrorStreamCaptureUnsupported);
+  ASSERT_CUDA(cudaStreamEndCapture(s, &outer));
+  cudaGetLastError();
+  for (cudaGraph_t g : {parent, captured, outer}) ASSERT_CUDA(cudaGraphDestroy(g));
+  ASSERT_CUDA(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA(cudaEventDestroy(event));
+  ASSERT_CUDA(cudaStreamDestroy(s));
+  ASSERT_CUDA(cudaFree(x));
 }
 #endif
 

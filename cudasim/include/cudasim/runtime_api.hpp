@@ -427,8 +427,33 @@ cudaError_t cudaDeviceGraphMemTrim(int device);
 /// A node that does nothing: a join point for dependencies.
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                                   size_t dependency_count);
+/// A node that runs a graph: a copy of `child` made now, so later changes to `child` do not
+/// reach it. As in CUDA, `child` may hold no memory allocation, free or conditional node (the
+/// allocations of a captured cudaMallocAsync are not told apart from other captured work here).
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                       size_t dependency_count, cudaGraph_t child);
+/// A child graph node's own graph (not a copy): nodes added to it run in the executables made
+/// afterwards. It goes with the node's graph; destroying it alone is cudaErrorInvalidValue.
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* graph);
+/// Event nodes: each launch of the graph records `event` (a record node), or waits for the record
+/// the event had when the graph was launched (a wait node). The simulator applies them to the
+/// whole launch: it starts after what every wait node waits for, and the events of its record
+/// nodes complete, and are timed, when all of it has run. As in CUDA, they may not be in a
+/// conditional node's body; nor may such a graph be launched into a stream capture here
+/// (cudaErrorStreamCaptureUnsupported).
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                        size_t dependency_count, cudaEvent_t event);
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                      size_t dependency_count, cudaEvent_t event);
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event);
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event);
+/// A node's type, for the nodes added by hand (cudaGraphAdd*Node); the type of an operation
+/// recorded by stream capture is not kept (cudaErrorNotSupported, with a line on stderr).
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* type);
 /// A node of any type cudaGraphNodeParams describes, after `dependencies` (edge data null or
-/// all zero): kernel, host and empty nodes as their cudaGraphAdd*Node, and conditional nodes,
+/// all zero): kernel, host, empty, child graph and event nodes as their cudaGraphAdd*Node (a
+/// child graph handed over with cudaGraphChildGraphOwnershipMove becomes the node's own
+/// graph), and conditional nodes,
 /// whose `size` empty body graphs it makes and returns in `params->conditional.phGraph_out`
 /// (they belong to the node: fill them, never destroy them). The condition's handle must be
 /// one of `graph` (cudaGraphConditionalHandleCreate). Other types are cudaErrorNotSupported.

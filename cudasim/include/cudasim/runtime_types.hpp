@@ -757,8 +757,9 @@ struct cudaConditionalNodeParams {
   cudaGraph_t* phGraph_out;  // set by cudaGraphAddNode: the empty body graphs it made, to fill
 };
 
-/// What cudaGraphAddNode adds (CUDA 12.2+). The simulator adds kernel, host, empty and
-/// conditional nodes this way (the other types through their own cudaGraphAdd*Node).
+/// What cudaGraphAddNode adds (CUDA 12.2+). The simulator adds kernel, host, empty, child graph,
+/// event record, event wait and conditional nodes this way (the other types through their own
+/// cudaGraphAdd*Node).
 enum cudaGraphNodeType {
   cudaGraphNodeTypeKernel = 0x00,
   cudaGraphNodeTypeMemcpy = 0x01,
@@ -778,6 +779,22 @@ enum cudaGraphNodeType {
 /// The same fields as cudaKernelNodeParams and cudaHostNodeParams.
 struct cudaKernelNodeParamsV2 : cudaKernelNodeParams {};
 struct cudaHostNodeParamsV2 : cudaHostNodeParams {};
+/// A child graph node's graph: copied into the node (Clone), or handed to it (Move: the node then
+/// owns the graph, which cannot be destroyed, instantiated or added elsewhere on its own).
+enum cudaGraphChildGraphNodeOwnership {
+  cudaGraphChildGraphOwnershipClone = 0,
+  cudaGraphChildGraphOwnershipMove = 1,
+};
+struct cudaChildGraphNodeParams {
+  cudaGraph_t graph;
+  cudaGraphChildGraphNodeOwnership ownership;
+};
+struct cudaEventRecordNodeParams {
+  cudaEvent_t event;
+};
+struct cudaEventWaitNodeParams {
+  cudaEvent_t event;
+};
 struct cudaGraphNodeParams {
   cudaGraphNodeType type;
   int reserved0[3];
@@ -785,6 +802,9 @@ struct cudaGraphNodeParams {
     long long reserved1[29];
     cudaKernelNodeParamsV2 kernel;
     cudaHostNodeParamsV2 host;
+    cudaChildGraphNodeParams graph;
+    cudaEventWaitNodeParams eventWait;
+    cudaEventRecordNodeParams eventRecord;
     cudaConditionalNodeParams conditional;
   };
   long long reserved2;
