@@ -270,28 +270,57 @@ std::string describe_thread_id(unsigned linear) {
   return format_string("thread (%u,%u,%u)", x, y, z);
 }
 
-/// "file.cu:42 (in kernel_name)" for a code address, through addr2line when it is installed.
-std::string describe_code_address(const void* pc) {
-  Dl_info info{};
-  if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return "an unknown place";
-  const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
-  const std::string command = format_string("addr2line -C -f -e '%s' 0x%zx 2>/dev/null", info.dli_fname,
-                                            static_cast<std::size_t>(offset));
-  std::string function, location;
+/// The first two lines a symbolizer prints for `command` (a function and a location), without
+/// their line ends.
+void run_symbolizer(const std::string& command, std::string& function, std::string& location) {
+  function.clear();
+  location.clear();
   if (FILE* pipe = popen(command.c_str(), "r")) {
     char line[1024];
     if (std::fgets(line, sizeof line, pipe)) function = line;
     if (std::fgets(line, sizeof line, pipe)) location = line;
     pclose(pipe);
   }
-  auto trim = [](std::string& s) { while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back(); };
-  trim(function);
-  trim(location);
-  if (!location.empty() && location.find("??") == std::string::npos) {
+  for (std::string* s : {&function, &location})
+    while (!s->empty() && (s->back() == '\n' || s->back() == '\r')) s->pop_back();
+}
+
+#ifdef CUDASIM_LLVM_SYMBOLIZER
+/// "file.cu:42" from llvm-symbolizer's "file.cu:42:7" (the column goes).
+void drop_column(std::string& location) {
+  const auto last = location.rfind(':');
+  if (last == std::string::npos || last + 1 == location.size() || location.rfind(':', last - 1) == std::string::npos)
+    return;
+  if (location.find_first_not_of("0123456789", last + 1) == std::string::npos) location.erase(last);
+}
+#endif
+
+/// "file.cu:42" for a code address, through the compiler's llvm-symbolizer where the build found
+/// one, else binutils' addr2line when it is installed; else "in kernel_name".
+std::string describe_code_address(const void* pc) {
+  Dl_info info{};
+  if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return "an unknown place";
+  const auto offset = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(pc) -
+                                               reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1);
+  const auto usable = [](const std::string& location) {
+    return !location.empty() && location.find("??") == std::string::npos;
+  };
+  std::string function, location;
+#ifdef CUDASIM_LLVM_SYMBOLIZER
+  // The compiler's own LLVM reads the DWARF it wrote. Binutils' addr2line (2.40) names the
+  // rewritten x.sim.cpp instead of x.cu for some code of the coroutine a kernel with barriers
+  // becomes under --check (found with `./course run --check`).
+  run_symbolizer(format_string("'%s' --obj='%s' 0x%zx 2>/dev/null", CUDASIM_LLVM_SYMBOLIZER, info.dli_fname, offset),
+                 function, location);
+  drop_column(location);
+#endif
+  if (!usable(location)) {
+    run_symbolizer(format_string("addr2line -C -f -e '%s' 0x%zx 2>/dev/null", info.dli_fname, offset), function,
+                   location);
     const auto discriminator = location.find(" (discriminator");
     if (discriminator != std::string::npos) location.erase(discriminator);
-    return location;
   }
+  if (usable(location)) return location;
   return info.dli_sname ? std::string("in ") + info.dli_sname : std::string("an unknown place");
 }
 

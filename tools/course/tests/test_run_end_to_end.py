@@ -65,6 +65,21 @@ class RunATwoFileProgram(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout, "2 OpenMP threads filled their parts on devices 0 and 1: OK\n", result.stderr)
 
+    def test_a_race_report_names_the_lines_of_the_programs_own_file(self):
+        # Binutils' addr2line named the rewritten race_after_a_barrier.sim.cpp for these two
+        # lines, in the coroutine that a kernel with barriers becomes under --check.
+        program = os.path.join(support.REPO_ROOT, "cudasim", "tests", "run_programs", "race_after_a_barrier.cu")
+        with open(program, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        read_line = next(i + 1 for i, text in enumerate(lines) if "// READ_LINE" in text)
+        write_line = next(i + 1 for i, text in enumerate(lines) if "// WRITE_LINE" in text)
+        result = self.run_course(tempfile.gettempdir(), "--check", program)
+        self.assertIn("race on shared memory", result.stderr)
+        # Which of the two is reported first depends on the shuffled thread order.
+        for line in (read_line, write_line):
+            self.assertIn("at %s:%d" % (program, line), result.stderr)
+        self.assertNotIn(".sim.cpp", result.stderr)
+
     def test_without_the_include_folder_the_compiler_names_the_header(self):
         result = self.run_course(tempfile.gettempdir(), os.path.join(EXAMPLE, "main.cpp"),
                                  os.path.join(EXAMPLE, "kernels.cu"))
