@@ -251,6 +251,23 @@ CASES = {
                         "  if (n == 0) return;\n  void* (*volatile copy)(void*, const void*, std::size_t) = memcpy;\n"
                         "  (void)copy;\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # Builtins that move memory as moves no hook sees: the fortified memcpy (and memcpy_inline)
+    # copied 64 bytes a call with nothing counted and nothing checked (2026-11-28).
+    "memory_moved_by_a_builtin_the_counters_do_not_see": {
+        "base": "solutions",
+        "patch": {VA: [(GOOD_BODY,
+                        "    const float sum[1] = {a[i] + b[i]};\n"
+                        "    __builtin___memcpy_chk(c + i, sum, sizeof sum, sizeof sum);\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # SSE2's masked store (on by default on x86-64) writes through an instruction no hook sees.
+    "masked_store_through_a_cpu_intrinsic": {
+        "base": "solutions",
+        "patch": {VA: [("#include \"vector_add.hpp\"\n", "#include \"vector_add.hpp\"\n#include <emmintrin.h>\n"),
+                       (GOOD_BODY,
+                        "    _mm_maskmoveu_si128(_mm_castps_si128(_mm_set_ss(a[i] + b[i])),\n"
+                        "                        _mm_setr_epi8(-128, -128, -128, -128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),\n"
+                        "                        reinterpret_cast<char*>(c + i));\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # A whole struct read through a cast pointer: the compiler copies up to 128 bytes inline,
     # past the counters (a red-team serial scan hid its tile walk so, 25/25).
     "copy_whole_structs_through_a_cast": {

@@ -310,6 +310,24 @@ class ObjectChecksTest(unittest.TestCase):
                 ("  atomicAdd(result, sum);  const char* s = \"__atomic_x memcpy\";\n", False, 0)]:
             self.assertEqual(len(uncounted_memory_in(own_code(head + code, ["/tmp/sub"]), threads)), found, code)
 
+    def test_builtins_off_the_list_and_cpu_vector_intrinsics_in_the_submissions_own_lines(self):
+        # The headers' own builtins (in an inline function of <emmintrin.h>) are not the submission's.
+        head = ('# 1 "/usr/lib/llvm-14/lib/clang/14.0.6/include/emmintrin.h" 3\n'
+                'static void f() { __builtin_ia32_maskmovdqu(d, n, p); }\n# 4 "/tmp/sub/00/01_vector_add.cu"\n')
+        for code, found in [
+                ("    __builtin_memcpy_inline(c + i, a + i, 64);\n", 1),
+                ("    __builtin___memcpy_chk(c + i, s, sizeof s, sizeof s);\n", 1),
+                ("    __builtin_masked_store(mask, v, p);\n", 1),
+                ("    __builtin_ia32_maskmovdqu(d, n, p);\n", 1),
+                ("    _mm_maskmoveu_si128(v, m, reinterpret_cast<char*>(c + i));\n", 1),
+                ("    const __m128 s = x;\n", 1),
+                ("    vst1q_f32(c + i, v);\n", 1),
+                # what the standard headers' macros (INFINITY, offsetof, __glibc_unlikely) expand to
+                ("    float m = (__builtin_inff ()); if (__builtin_expect(x, 0)) y = __builtin_offsetof(S, f);\n", 0),
+                ("    __builtin_memcpy(&u, &f, 4); int k = __builtin_popcount(m) + __builtin_clzll(w);\n", 0),
+                ("    float mm_x = vst + _mm; int v_f32 = 1;\n", 0)]:
+            self.assertEqual(len(uncounted_memory_in(own_code(head + code, ["/tmp/sub"]), False)), found, code)
+
     def test_whole_structs_and_arrays_through_casts_in_the_submissions_own_lines(self):
         head = '# 1 "/usr/include/c++/12/array" 3\nauto p = reinterpret_cast<const Tp*>(q);\n# 4 "/tmp/sub/01/02_scan.cu"\n'
         for code, found in [
