@@ -32,6 +32,8 @@
 /// `this_multi_grid()`, clusters.
 #pragma once
 
+#include "cudasim/builtin_memory.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -67,10 +69,10 @@ T shuffle_any(const T& var, Shuffle shuffle) {
     unsigned in[words] = {}, out[words];
     // Through void*: the vector types are not trivially copyable in instrumented builds (see
     // above), and newer clangs warn about a memcpy into or out of such a type.
-    __builtin_memcpy(in, static_cast<const void*>(&var), sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(in, static_cast<const void*>(&var), sizeof(T));
     for (std::size_t i = 0; i < words; ++i) out[i] = shuffle(in[i]);
     T result;
-    __builtin_memcpy(static_cast<void*>(&result), out, sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(static_cast<void*>(&result), out, sizeof(T));
     return result;
   }
 }
@@ -225,11 +227,11 @@ class multi_warp_tile : public thread_group {
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
                   "a tile of more than 32 threads shuffles trivially copyable values of at most 8 bytes");
     std::uint64_t bits = 0;
-    __builtin_memcpy(&bits, &var, sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(&bits, &var, sizeof(T));
     bits = cudasim::detail::tile_collective(cudasim::detail::TileOp::Shfl, Size, bits, static_cast<int>(source % Size),
                                             file, line);
     T result;
-    __builtin_memcpy(&result, &bits, sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(&result, &bits, sizeof(T));
     return result;
   }
   int any(int predicate, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {

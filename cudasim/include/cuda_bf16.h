@@ -17,6 +17,8 @@
 /// type converts to and from float implicitly): convert one side explicitly.
 #pragma once
 
+#include "cudasim/builtin_memory.hpp"
+
 #include <cstdint>
 #include <cstring>
 
@@ -57,13 +59,13 @@ namespace cudasim::detail {
 
 inline std::uint32_t float_bits(float f) {
   std::uint32_t u;
-  __builtin_memcpy(&u, &f, sizeof u);
+  ::cudasim::detail::uncounted_memcpy(&u, &f, sizeof u);
   return u;
 }
 
 inline float bits_float(std::uint32_t u) {
   float f;
-  __builtin_memcpy(&f, &u, sizeof f);
+  ::cudasim::detail::uncounted_memcpy(&f, &u, sizeof f);
   return f;
 }
 

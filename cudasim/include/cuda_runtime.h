@@ -3,6 +3,9 @@
 /// <cuda_runtime.h> unchanged and gets the CPU implementation.
 #pragma once
 
+// First, before any standard header: its memory builtins are counted (see there).
+#include "cudasim/builtin_memory.hpp"
+
 #define CUDASIM 1
 // __CUDA_ARCH__ as nvcc's device pass defines it, for the modelled GPU (compute capability 9.0):
 // the rewrite (cudasim_rewrite) puts this name in place of __CUDA_ARCH__ in preprocessor lines

@@ -29,6 +29,8 @@
 /// (static_assert).
 #pragma once
 
+#include "cudasim/builtin_memory.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>  // as the real mma.h: __half and `half` come with it
 #include <cuda_runtime.h>
@@ -64,10 +66,10 @@ namespace detail {
 /// `bits` with the low 13 mantissa bits of a finite float dropped, after adding `round`.
 inline float tf32_bits(float value, std::uint32_t round) {
   std::uint32_t bits = 0;
-  __builtin_memcpy(&bits, &value, sizeof bits);
+  ::cudasim::detail::uncounted_memcpy(&bits, &value, sizeof bits);
   if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + round) & 0xffffe000u;  // not inf or NaN
   float out = 0.0f;
-  __builtin_memcpy(&out, &bits, sizeof out);
+  ::cudasim::detail::uncounted_memcpy(&out, &bits, sizeof out);
   return out;
 }
 

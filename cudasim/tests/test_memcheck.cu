@@ -585,6 +585,36 @@ TEST(LibraryCopies, WhatLibraryCodeMovesForAKernelIsCountedAndChecked) {
   EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
 }
 
+/// Each thread copies 16 floats with std::copy, a size the compiler knows: libstdc++'s
+/// __builtin_memmove then became moves inside the kernel that no hook saw (nothing counted, no
+/// memcheck) until cudasim/builtin_memory.hpp made the builtin a counted call.
+__global__ void copy_sixteen_with_the_standard_library(const float* in, float* out) {
+  const int i = 16 * static_cast<int>(threadIdx.x);
+  std::copy(in + i, in + i + 16, out + i);
+}
+
+TEST(LibraryCopies, ACopyOfAKnownSizeInlinedFromTheStandardLibraryIsCountedAndChecked) {
+  const int threads = 64;
+  float *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(&in, threads * 16 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, (threads * 16 - 1) * sizeof(float)), cudaSuccess);  // the last float missing
+  const std::string report = report_of([&] { copy_sixteen_with_the_standard_library<<<1, threads>>>(in, out); },
+                                       cudaErrorIllegalAddress);
+  EXPECT_CONTAINS(report, "copy_sixteen_with_the_standard_library");
+  EXPECT_CONTAINS(report, "out-of-bounds");
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&in, threads * 16 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, threads * 16 * sizeof(float)), cudaSuccess);
+  cudasim::reset_stats();
+  copy_sixteen_with_the_standard_library<<<1, threads>>>(in, out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudasim::KernelStats k = cudasim::last_launch_stats();
+  EXPECT_EQ(k.global_load_bytes, 64u * threads);
+  EXPECT_EQ(k.global_store_bytes, 64u * threads);
+  EXPECT_EQ(cudaFree(in), cudaSuccess);
+  EXPECT_EQ(cudaFree(out), cudaSuccess);
+}
+
 TEST(LibraryCopiesDeathTest, HostMemcpyOfDeviceMemoryEndsTheProgramAsOnAGpu) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   float* device = nullptr;

@@ -1137,6 +1137,22 @@ const char* deviceLibraryFunction(std::string_view word) {
     return nullptr;
 }
 
+// C library functions that move or read memory, which CUDA device code cannot call (nvcc
+// refuses them: only printf, malloc, free, memcpy, memset and the math functions are device
+// functions). The simulator would run the C library's code, whose loads and stores no hook
+// sees: strncpy, snprintf or qsort in a kernel wrote device memory that nothing counted or
+// checked (found in a red-team pass, 2026-11-28). A call of one in device code is an error.
+bool hostOnlyLibraryFunction(std::string_view word) {
+    static const std::set<std::string_view> names = {
+        "strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "strstr", "strcpy", "strncpy", "stpcpy",
+        "stpncpy", "strcat", "strncat", "strdup", "strndup", "strspn", "strcspn", "strpbrk", "strcoll", "strxfrm",
+        "strtok", "strtol", "strtoul", "strtoll", "strtoull", "strtof", "strtod", "strtold", "atoi", "atol",
+        "atoll", "atof", "memchr", "memrchr", "memcmp", "memmem", "mempcpy", "memccpy", "bcmp", "bcopy", "bzero",
+        "sprintf", "snprintf", "vsprintf", "vsnprintf", "sscanf", "vsscanf", "qsort", "bsearch", "wmemcpy",
+        "wmemmove", "wmemset", "wcscpy", "wcsncpy"};
+    return names.count(word) != 0;
+}
+
 // A use of the library function at `pos`, unqualified or qualified by `std::` or `::`, renamed
 // to `replacement` (the qualifier with it); nothing for a member or another namespace's
 // function. The memory functions are renamed wherever they are named: their address
@@ -2339,6 +2355,10 @@ std::vector<Edit> cudaEdits(const Source& source, const NameSet& returningMacros
                 edits.push_back({pos, end, "CUDASIM_DEVICE_ASSERT"});
             } else if (const char* counted = deviceLibraryFunction(word); counted != nullptr && insideDeviceCallable()) {
                 if (auto edit = renameLibraryCall(source, pos, counted)) edits.push_back(std::move(*edit));
+            } else if (hostOnlyLibraryFunction(word) && insideDeviceCode() && renameLibraryCall(source, pos, "")) {
+                throw RewriteError(source.lineOf(pos),
+                                   std::string(word) + " is a host function: device code cannot call it (nvcc "
+                                                       "refuses it too); write the loop, or use memcpy or memset");
             } else if (word == "new" && insideDeviceCallable() && !afterWord(source, pos, "operator") &&
                        !source.isCodeChar(source.skipBlanksForward(end), '(')) {
                 edits.push_back({end, end, " (::cudasim::detail::device_heap)"});  // not placement new

@@ -14,6 +14,8 @@
 /// runs like a loop over the threads (several times faster than switching stacks).
 #pragma once
 
+#include "cudasim/builtin_memory.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -236,7 +238,7 @@ using FissionLocal = T;
 template <class T>
 CUDASIM_FISSION_HELPER void fission_keep(T& slot, const T& value) {
   if constexpr (std::is_trivially_copyable_v<T>) {
-    __builtin_memcpy(static_cast<void*>(&slot), static_cast<const void*>(&value), sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(static_cast<void*>(&slot), static_cast<const void*>(&value), sizeof(T));
   } else if constexpr (std::is_array_v<T>) {
     for (std::size_t i = 0; i < std::extent_v<T>; ++i) fission_keep(slot[i], value[i]);
   } else {
@@ -263,13 +265,13 @@ std::uint64_t to_bits(T value) noexcept {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
                 "cudasim: warp shuffles move values of at most 8 bytes, as in CUDA");
   std::uint64_t bits = 0;
-  __builtin_memcpy(&bits, &value, sizeof(T));
+  ::cudasim::detail::uncounted_memcpy(&bits, &value, sizeof(T));
   return bits;
 }
 template <class T>
 T from_bits(std::uint64_t bits) noexcept {
   T value;
-  __builtin_memcpy(&value, &bits, sizeof(T));
+  ::cudasim::detail::uncounted_memcpy(&value, &bits, sizeof(T));
   return value;
 }
 
@@ -473,10 +475,10 @@ T atomic_update(T* address, Update update) {
   Bits expected = 0;
   for (;;) {
     T old;
-    __builtin_memcpy(&old, &expected, sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(&old, &expected, sizeof(T));
     const T updated = update(old);
     Bits desired;
-    __builtin_memcpy(&desired, &updated, sizeof(T));
+    ::cudasim::detail::uncounted_memcpy(&desired, &updated, sizeof(T));
     if (__atomic_compare_exchange_n(word, &expected, desired, true, __ATOMIC_SEQ_CST,
                                     __ATOMIC_RELAXED))
       return old;

@@ -10,6 +10,8 @@
 /// rounded to double "to odd" first (fma_to_odd), which makes the second rounding exact.
 #pragma once
 
+#include "cudasim/builtin_memory.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -70,7 +72,7 @@ std::uint16_t round_to_narrow(bool negative, std::uint64_t magnitude, int expone
 template <class F>
 std::uint16_t double_to_narrow(double value) {
   std::uint64_t u;
-  __builtin_memcpy(&u, &value, sizeof u);
+  ::cudasim::detail::uncounted_memcpy(&u, &value, sizeof u);
   const bool negative = (u >> 63) != 0;
   const int biased = static_cast<int>((u >> 52) & 0x7FF);
   const std::uint64_t fraction = u & ((std::uint64_t{1} << 52) - 1);
@@ -94,7 +96,7 @@ float narrow_to_float(std::uint16_t bits) {
     if (fraction != 0) {
       const std::uint32_t nan = 0x7FFFFFFFu;
       float f;
-      __builtin_memcpy(&f, &nan, sizeof f);
+      ::cudasim::detail::uncounted_memcpy(&f, &nan, sizeof f);
       return f;
     }
     magnitude = INFINITY;
@@ -120,7 +122,7 @@ inline double fma_to_odd(double a, double b, double c) {
   if (error == 0) return sum;
   const double neighbour = std::nextafter(sum, error > 0 ? INFINITY : -INFINITY);
   std::uint64_t bits;
-  __builtin_memcpy(&bits, &sum, sizeof bits);
+  ::cudasim::detail::uncounted_memcpy(&bits, &sum, sizeof bits);
   return (bits & 1) ? sum : neighbour;
 }
 

@@ -22,6 +22,8 @@
 /// views are not simulated (creating one is refused with a message); the legacy texture references were removed from CUDA 12 and are absent here too.
 #pragma once
 
+#include "cudasim/builtin_memory.hpp"
+
 #include <cstddef>
 #include <cstring>
 
@@ -140,7 +142,7 @@ T fetch(cudaTextureObject_t object, const TexturePoint& point) {
   alignas(16) unsigned char texel[16];
   texture_fetch(object, point, texel);
   T value;
-  __builtin_memcpy(static_cast<void*>(&value), texel, sizeof(T));
+  ::cudasim::detail::uncounted_memcpy(static_cast<void*>(&value), texel, sizeof(T));
   return value;
 }
 }  // namespace cudasim::detail
