@@ -78,6 +78,11 @@ const cudaDeviceProp& device_properties() {
     p.globalL1CacheSupported = 1;
     p.localL1CacheSupported = 1;
     p.reservedSharedMemPerBlock = 1024;
+    p.clockRate = 1980000;        // kHz, as cudaDevAttrClockRate below
+    p.memoryClockRate = 2619000;  // kHz, as cudaDevAttrMemoryClockRate
+    p.deviceOverlap = 1;          // asyncEngineCount > 0
+    p.kernelExecTimeoutEnabled = 0;
+    p.computeMode = 0;            // cudaComputeModeDefault
     return p;
   }();
   return props;

@@ -125,6 +125,33 @@ TEST(Headers, DeviceAttributesAgreeWithTheDeviceProperties) {
   }
 }
 
+#ifdef CUDASIM
+// What CUDA 13 removed and older teaching code still uses (nvcc 13 refuses it; the simulator keeps
+// it): cudaThreadSynchronize and its kin, and the device properties CUDA by Example prints.
+TEST(Headers, TheDeviceCallsAndPropertiesCuda13RemovedAreKept) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(int)), cudaSuccess);
+  fill_with_index<<<1, 64>>>(d, 64);
+  ASSERT_EQ(cudaThreadSynchronize(), cudaSuccess);
+  size_t heap = 0;
+  ASSERT_EQ(cudaThreadGetLimit(&heap, cudaLimitMallocHeapSize), cudaSuccess);
+  EXPECT_EQ(heap, size_t{8} << 20);
+  cudaDeviceProp prop;
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  int clock = -1, memory_clock = -1, overlap = -1, mode = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&memory_clock, cudaDevAttrMemoryClockRate, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0), cudaSuccess);
+  EXPECT_EQ(prop.clockRate, clock);
+  EXPECT_EQ(prop.memoryClockRate, memory_clock);
+  EXPECT_EQ(prop.deviceOverlap, overlap);
+  EXPECT_EQ(prop.computeMode, mode);
+  EXPECT_EQ(prop.kernelExecTimeoutEnabled, 0);
+  ASSERT_EQ(cudaFree(d), cudaSuccess);
+}
+#endif
+
 // Code of this kind defines its own lerp: the runtime header must not bring C++20's std::lerp
 // into the global namespace.
 __device__ inline float lerp(float start, float end, float weight) { return start + weight * (end - start); }
@@ -211,7 +238,10 @@ TEST(Headers, NvtxRangesAndMarksCompileAndChangeNothing) {
   ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(int)), cudaSuccess);
   nvtxRangePushA("fill");
   nvtxMarkA("launch");
+  nvtxRangePush("launch");  // the names without A or W, as programs usually write them
+  nvtxMark("fill");
   fill_with_index<<<1, 64>>>(d, 64);
+  nvtxRangePop();
   nvtxRangePop();
   nvtxEventAttributes_t attributes = {};
   attributes.version = NVTX_VERSION;

@@ -61,6 +61,15 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
 cudaError_t cudaGetDeviceFlags(unsigned* flags);
+/// CUDA's first names for the device calls above, deprecated since CUDA 4 and removed in CUDA 13
+/// (nvcc 13 refuses them), which older teaching code still calls (CUDA by Example's
+/// cudaThreadSynchronize): the simulator keeps them.
+inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+inline cudaError_t cudaThreadExit() { return cudaDeviceReset(); }
+inline cudaError_t cudaThreadSetLimit(cudaLimit limit, size_t value) { return cudaDeviceSetLimit(limit, value); }
+inline cudaError_t cudaThreadGetLimit(size_t* value, cudaLimit limit) { return cudaDeviceGetLimit(value, limit); }
+inline cudaError_t cudaThreadSetCacheConfig(cudaFuncCache config) { return cudaDeviceSetCacheConfig(config); }
+inline cudaError_t cudaThreadGetCacheConfig(cudaFuncCache* config) { return cudaDeviceGetCacheConfig(config); }
 cudaError_t cudaDriverGetVersion(int* version);
 cudaError_t cudaRuntimeGetVersion(int* version);
 

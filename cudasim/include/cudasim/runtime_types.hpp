@@ -391,6 +391,14 @@ struct cudaDeviceProp {
   int isMultiGpuBoard;
   int multiGpuBoardGroupID;
   size_t reservedSharedMemPerBlock;
+  // CUDA 12's fields that CUDA 13 removed (cudaDeviceGetAttribute gives them there), which older
+  // programs print (CUDA by Example's enum_gpu): the modelled H100's clocks in kHz, copies that
+  // overlap kernels, no watchdog, the default compute mode.
+  int clockRate;
+  int memoryClockRate;
+  int deviceOverlap;
+  int kernelExecTimeoutEnabled;
+  int computeMode;
 };
 
 /// What cudaDeviceGetP2PAttribute reports about a pair of devices.

@@ -67,3 +67,11 @@ inline void nvtxDomainDestroy(nvtxDomainHandle_t) {}
 inline int nvtxDomainRangePushEx(nvtxDomainHandle_t, const nvtxEventAttributes_t*) { return 0; }
 inline int nvtxDomainRangePop(nvtxDomainHandle_t) { return 0; }
 inline void nvtxDomainMarkEx(nvtxDomainHandle_t, const nvtxEventAttributes_t*) {}
+
+// The names without A or W, as NVTX defines them (the A forms: UNICODE is not defined here).
+#define nvtxRangePush nvtxRangePushA
+#define nvtxRangeStart nvtxRangeStartA
+#define nvtxMark nvtxMarkA
+#define nvtxNameOsThread nvtxNameOsThreadA
+#define nvtxNameCategory nvtxNameCategoryA
+#define nvtxDomainCreate nvtxDomainCreateA
