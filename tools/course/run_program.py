@@ -5,6 +5,7 @@ Binaries are cached under ``<build>/run-cache/``."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -236,6 +237,12 @@ def lacks_openmp_runtime(compiler_output: str) -> bool:
                    for lib in ("omp", "gomp")))
 
 
+def needs_openmp_flag(compiler_output: str) -> bool:
+    """Whether a link failed because the program calls OpenMP's runtime (omp_get_num_threads,
+    ...) without -fopenmp, which nvcc needs too (as -Xcompiler -fopenmp)."""
+    return re.search(r"undefined reference to [`']omp_\w+", compiler_output) is not None
+
+
 def openmp_package(compiler: str) -> str:
     """The Debian package with the OpenMP runtime for ``compiler``: clang++-22's is
     libomp-22-dev, the distribution's default clang++'s libomp-dev; nvcc's host compiler,
@@ -398,6 +405,9 @@ def compile_program(session: Session, files: List[str], options: List[str] = (),
                 if OPENMP in options and recipe.get("rewrite_tool") and lacks_openmp_runtime(proc.stdout):
                     raise CourseError("OpenMP (-fopenmp) needs clang's OpenMP runtime: sudo apt-get install %s"
                                       % openmp_package(cmd[0]), FAILURE)
+                if OPENMP not in options and needs_openmp_flag(proc.stdout):
+                    raise CourseError("%s calls OpenMP's runtime: build it with -Xcompiler -fopenmp, as nvcc "
+                                      "needs too (./course run %s -Xcompiler -fopenmp)" % (what, what), FAILURE)
                 raise CourseError("%s does not compile (see the messages above)" % what, FAILURE)
             elif proc.stdout.strip():
                 sys.stderr.write(proc.stdout)    # warnings are worth seeing

@@ -5,7 +5,8 @@ import unittest
 
 import support  # noqa: F401
 from course.run_program import (cache_key, compile_commands, depfile_inputs, inputs_unchanged, lacks_openmp_runtime,
-                                openmp_package, record_inputs, runtime_targets, split_program_args, INPUTS_NAME)
+                                needs_openmp_flag, openmp_package, record_inputs, runtime_targets,
+                                split_program_args, INPUTS_NAME)
 
 SIM_RECIPE = {"backend": "sim", "rewrite_tool": "/b/cudasim/cudasim_rewrite", "compiler": "/usr/bin/clang++",
               "flags": ["-std=c++20", "-O2"], "cu_flags": ["-include", "cuda_runtime.h"],
@@ -116,6 +117,12 @@ class Recipes(unittest.TestCase):
         self.assertFalse(lacks_openmp_runtime("omp.cu:7:3: error: use of undeclared identifier 'omp_get_wtime2'\n"))
         self.assertEqual(openmp_package("/usr/bin/clang++"), "libomp-dev")
         self.assertEqual(openmp_package("/usr/bin/clang++-22"), "libomp-22-dev")
+
+    def test_a_program_calling_openmp_without_the_flag_is_told_to_add_it(self):
+        self.assertTrue(needs_openmp_flag("/usr/bin/ld: main.o: in function `main':\n"
+                                          "main.cpp:(.text+0x3c): undefined reference to `omp_set_num_threads'\n"))
+        self.assertFalse(needs_openmp_flag("main.cpp:(.text+0x3c): undefined reference to `compute_step'\n"))
+        self.assertFalse(needs_openmp_flag("omp.cu:7:3: error: use of undeclared identifier 'omp_get_wtime2'\n"))
 
     def test_runtime_targets_from_file_names(self):
         recipe = dict(SIM_RECIPE, _build_dir="/b")
