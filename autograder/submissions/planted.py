@@ -259,10 +259,17 @@ CASES = {
                         "    const float sum[1] = {a[i] + b[i]};\n"
                         "    __builtin___memcpy_chk(c + i, sum, sizeof sum, sizeof sum);\n")]},
         "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
+    # Placement new builds an object in device memory without a cast: a 64-byte std::array stored
+    # so was not counted (2026-11-28); here each thread places its sum through one.
+    "placement_new_stores_past_the_counters": {
+        "base": "solutions",
+        "patch": {VA: [(INC_VA, INC_VA + "#include <array>\n#include <new>\n"),
+                       (GOOD_BODY, "    new (c + i) std::array<float, 1>{{a[i] + b[i]}};\n")]},
+        "expect": {"vector_add": "zero"}, "status": {"vector_add": "forbidden call"}},
     # SSE2's masked store (on by default on x86-64) writes through an instruction no hook sees.
     "masked_store_through_a_cpu_intrinsic": {
         "base": "solutions",
-        "patch": {VA: [("#include \"vector_add.hpp\"\n", "#include \"vector_add.hpp\"\n#include <emmintrin.h>\n"),
+        "patch": {VA: [(INC_VA, INC_VA + "#include <emmintrin.h>\n"),
                        (GOOD_BODY,
                         "    _mm_maskmoveu_si128(_mm_castps_si128(_mm_set_ss(a[i] + b[i])),\n"
                         "                        _mm_setr_epi8(-128, -128, -128, -128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),\n"

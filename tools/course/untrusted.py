@@ -676,7 +676,17 @@ def uncounted_memory_in(own: Sequence[OwnLine], threads_allowed: bool) -> List[s
         m = _CPU_INTRINSIC.search(code)
         if m:
             found.append("the CPU vector intrinsic %s (%s)" % (m.group(0), where))
+        if any(not _OPERATOR_BEFORE.search(code, 0, m.start()) for m in _PLACEMENT_NEW.finditer(code)):
+            found.append("placement new, which copies a whole object into memory past the counters (%s)" % where)
     return found
+
+
+# Placement new constructs an object at a given address without a cast: `new (c + i)
+# std::array<float, 16>(tile)` stored 64 bytes with nothing counted (a red-team pass,
+# 2026-11-28), as a struct copy through a cast pointer does (see _SCALAR_POINTEE). The rewrite's
+# own `new (::cudasim::detail::device_heap) T` (a plain `new` in device code) is not one.
+_PLACEMENT_NEW = re.compile(r"\bnew\s*\((?!\s*(?:::\s*)?cudasim\s*::\s*detail\s*::\s*device_heap\s*\))")
+_OPERATOR_BEFORE = re.compile(r"\boperator\s*$")
 
 
 # The compiler builtins a submission may name, an allow-list: macros of the standard headers

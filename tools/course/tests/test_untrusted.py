@@ -325,7 +325,13 @@ class ObjectChecksTest(unittest.TestCase):
                 # what the standard headers' macros (INFINITY, offsetof, __glibc_unlikely) expand to
                 ("    float m = (__builtin_inff ()); if (__builtin_expect(x, 0)) y = __builtin_offsetof(S, f);\n", 0),
                 ("    __builtin_memcpy(&u, &f, 4); int k = __builtin_popcount(m) + __builtin_clzll(w);\n", 0),
-                ("    float mm_x = vst + _mm; int v_f32 = 1;\n", 0)]:
+                ("    float mm_x = vst + _mm; int v_f32 = 1;\n", 0),
+                # placement new: a whole object copied in place, past the counters
+                ("    new (c + i) std::array<float, 16>(tile);\n", 1),
+                ("    auto* t = ::new(static_cast<void*>(c)) Tile;\n", 1),
+                # the rewrite's device-heap new, and operator new called by name, are not placement
+                ("    float* p = new (::cudasim::detail::device_heap) float[4];\n", 0),
+                ("    void* raw = ::operator new(64); Tile* t = new Tile;\n", 0)]:
             self.assertEqual(len(uncounted_memory_in(own_code(head + code, ["/tmp/sub"]), False)), found, code)
 
     def test_whole_structs_and_arrays_through_casts_in_the_submissions_own_lines(self):
