@@ -596,26 +596,38 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, con
 }
 
 namespace {
-/// Whether `g` or a child graph it runs holds a node of one of `types` (conditional nodes' bodies
-/// are not looked into). The caller holds graphs_mutex.
-bool holds_node_of(const Graph& g, std::initializer_list<cudaGraphNodeType> types) {
+/// Whether `test` holds for `g` or for a child graph it runs, directly or not (conditional
+/// nodes' bodies are not looked into). The caller holds graphs_mutex.
+template <class Test>
+bool any_graph_run_by(const Graph& g, const Test& test) {
+  if (test(g)) return true;
   for (const auto& n : g.nodes) {
-    if (n->type && std::find(types.begin(), types.end(), *n->type) != types.end()) return true;
     const Graph* child = n->child != nullptr ? find_graph(n->child) : nullptr;
-    if (child != nullptr && holds_node_of(*child, types)) return true;
+    if (child != nullptr && any_graph_run_by(*child, test)) return true;
   }
   return false;
 }
 
-/// Whether `g` is `inner` or runs it as a child graph, directly or not. The caller holds
+/// Whether `g` or a child graph it runs holds a node of one of `types`. The caller holds
 /// graphs_mutex.
-bool runs_graph(const Graph& g, const Graph* inner) {
-  if (&g == inner) return true;
-  for (const auto& n : g.nodes) {
-    const Graph* child = n->child != nullptr ? find_graph(n->child) : nullptr;
-    if (child != nullptr && runs_graph(*child, inner)) return true;
-  }
-  return false;
+bool holds_node_of(const Graph& g, std::initializer_list<cudaGraphNodeType> types) {
+  return any_graph_run_by(g, [types](const Graph& x) {
+    return std::any_of(x.nodes.begin(), x.nodes.end(), [types](const auto& n) {
+      return n->type && std::find(types.begin(), types.end(), *n->type) != types.end();
+    });
+  });
+}
+
+std::unique_ptr<Graph> copy_of(const Graph& g);
+
+/// A copy of `g` registered as a node's own graph (destroyed with the node's graph). The caller
+/// holds graphs_mutex.
+cudaGraph_t node_copy_of(const Graph& g) {
+  std::unique_ptr<Graph> copy = copy_of(g);
+  copy->body_of_a_node = true;
+  Graph* raw = copy.get();
+  graphs[raw] = std::move(copy);
+  return raw;
 }
 
 /// A copy of `g`'s nodes and dependencies; each child graph node of the copy has a copy of its
@@ -626,13 +638,7 @@ std::unique_ptr<Graph> copy_of(const Graph& g) {
   for (const auto& n : g.nodes) {
     Node c = *n;
     c.dependencies.clear();  // set below, to the copy's nodes
-    if (n->child != nullptr) {
-      std::unique_ptr<Graph> child = copy_of(*find_graph(n->child));
-      child->body_of_a_node = true;
-      Graph* raw = child.get();
-      graphs[raw] = std::move(child);
-      c.child = raw;
-    }
+    if (n->child != nullptr) c.child = node_copy_of(*find_graph(n->child));
     copy->add(std::move(c));
   }
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -672,7 +678,7 @@ cudaError_t add_child_graph_node(cudaGraphNode_t* node, cudaGraph_t graph, const
       return cudaErrorInvalidValue;
     }
     if (move) {
-      if (c->body_of_a_node || runs_graph(*c, parent)) {
+      if (c->body_of_a_node || any_graph_run_by(*c, [parent](const Graph& x) { return &x == parent; })) {
         report("cudaGraphAddNode: a child graph to move must be a graph of its own, and not one that holds the "
                "graph it is added to");
         return cudaErrorInvalidValue;
@@ -684,10 +690,7 @@ cudaError_t add_child_graph_node(cudaGraphNode_t* node, cudaGraph_t graph, const
                "can only be moved into the node (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove)");
         return cudaErrorInvalidValue;
       }
-      std::unique_ptr<Graph> copy = copy_of(*c);
-      copy->body_of_a_node = true;
-      prototype.child = copy.get();
-      graphs[copy.get()] = std::move(copy);
+      prototype.child = node_copy_of(*c);
     }
   }
   const cudaGraph_t own = prototype.child;
@@ -928,6 +931,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     cudasim::detail::GraphReplay replay;
     for (const auto& node : *nodes) node();
   };
+  if (events->waits.empty() && events->records.empty()) return record_error(enqueue(stream, run));
   return record_error(enqueue_graph_launch(stream, run, events->waits, events->records));
 }
 

@@ -334,8 +334,8 @@ bool capture_invalidated(cudaStream_t stream);
 cudaError_t enqueue(cudaStream_t stream, std::function<void()> work);
 /// Queues a graph's launch on a stream: it starts after the records that the events of `waits`
 /// had now, and it is the new record of each event of `records` (so they complete, and are
-/// timed, when the whole launch has). In a capture it is recorded as one operation, if it has
-/// no such events (else cudaErrorStreamCaptureUnsupported, reported).
+/// timed, when the whole launch has). A graph without event nodes is queued by enqueue; one
+/// with them cannot be captured (cudaErrorStreamCaptureUnsupported, reported).
 cudaError_t enqueue_graph_launch(cudaStream_t stream, std::function<void()> work, const std::vector<cudaEvent_t>& waits,
                                  const std::vector<cudaEvent_t>& records);
 /// Whether `event` is an event that exists (created and not destroyed).

@@ -439,12 +439,8 @@ cudaError_t enqueue_graph_launch(cudaStream_t handle, std::function<void()> work
   std::shared_ptr<Stream> s = r.find(handle);
   if (!s) return cudaErrorInvalidResourceHandle;
   if (s->capture) {
-    if (!waits.empty() || !records.empty()) {
-      report("cudaGraphLaunch: the simulator cannot capture the launch of a graph with event record or wait nodes");
-      return cudaErrorStreamCaptureUnsupported;
-    }
-    s->capture->nodes.push_back(std::move(work));
-    return cudaSuccess;
+    report("cudaGraphLaunch: the simulator cannot capture the launch of a graph with event record or wait nodes");
+    return cudaErrorStreamCaptureUnsupported;
   }
   std::vector<std::shared_ptr<EventRecord>> marks;
   for (std::size_t i = 0; i < records.size(); ++i) {
