@@ -980,7 +980,11 @@ std::size_t begin_fissioned_block() noexcept {
   BlockRun* b = this_worker != nullptr ? this_worker->block : nullptr;
   // The block's first thread, before any other started (the 1-D thread loop leaves the cursor
   // at 0 until a thread calls the scheduler; the 2-D one counts the running thread) or waited.
-  if (b == nullptr || linear_thread() != 0 || b->cursor.next_thread > 1 || !b->slots.empty() || !fission_allowed())
+  // A block run again exactly after a fault (rerun_faulted_block) takes the coroutine path: the
+  // fissioned loops let the compiler keep threadIdx in registers (and vectorize them), so the
+  // fault handler could not tell which thread faulted.
+  if (b == nullptr || linear_thread() != 0 || b->cursor.next_thread > 1 || !b->slots.empty() ||
+      b->cursor.exact_thread_index || !fission_allowed())
     return 0;
   b->cursor.next_thread = b->cursor.num_threads;
   b->fissioned = true;

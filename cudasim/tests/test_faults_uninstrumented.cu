@@ -46,19 +46,25 @@ __global__ void gather_rows(const float* const* rows, float* out, int n) {
   if (i < n) out[i] = rows[i][0];
 }
 
-void launch_gather_with_one_null_row(int bad) {
-  const int n = 64 * 256;
-  float *values, *out;
+/// `n` pointers into device memory, in device memory, all valid but the one at `bad` (null).
+const float* const* device_rows_with_one_null(int n, int bad) {
+  float* values;
   const float** rows;
   (void)cudaMalloc(&values, n * sizeof(float));
-  (void)cudaMalloc(&out, n * sizeof(float));
   (void)cudaMalloc(&rows, n * sizeof(float*));
   (void)cudaMemset(values, 0, n * sizeof(float));
   std::vector<const float*> host_rows(n);
   for (int i = 0; i < n; ++i) host_rows[i] = values + (i * 7) % n;
   host_rows[bad] = nullptr;
   (void)cudaMemcpy(rows, host_rows.data(), n * sizeof(float*), cudaMemcpyHostToDevice);
-  gather_rows<<<n / 256, 256>>>(rows, out, n);
+  return rows;
+}
+
+void launch_gather_with_one_null_row(int bad) {
+  const int n = 64 * 256;
+  float* out;
+  (void)cudaMalloc(&out, n * sizeof(float));
+  gather_rows<<<n / 256, 256>>>(device_rows_with_one_null(n, bad), out, n);
   (void)cudaDeviceSynchronize();
 }
 
@@ -69,6 +75,33 @@ TEST(FaultsDeathTest, AFaultInATightLoopStillNamesTheExactThread) {
                "access to (0x0|\\(nil\\))");
   EXPECT_DEATH(launch_gather_with_one_null_row(5),
                "illegal memory access in kernel 'gather_rows'.*block \\(0,0,0\\), thread \\(5,0,0\\)");
+}
+
+// A kernel with a barrier, run as loops over its threads (loop fission): its first stretch is a
+// loop over x that the compiler vectorizes, storing threadIdx once per loop at most. The fault
+// sends the block back to run again as one coroutine per thread, which names the thread.
+__global__ void staged_transpose(const float* const* rows, float* out) {
+  __shared__ float staged[16][16];
+  staged[threadIdx.y][threadIdx.x] = rows[(blockIdx.x * 16 + threadIdx.y) * 16 + threadIdx.x][0];
+  __syncthreads();
+  out[(blockIdx.x * 16 + threadIdx.y) * 16 + threadIdx.x] = staged[threadIdx.x][threadIdx.y];
+}
+
+void launch_staged_transpose_with_one_null_row(int bad) {
+  const int blocks = 8, n = blocks * 16 * 16;
+  float* out;
+  (void)cudaMalloc(&out, n * sizeof(float));
+  staged_transpose<<<blocks, dim3(16, 16)>>>(device_rows_with_one_null(n, bad), out);
+  (void)cudaDeviceSynchronize();
+}
+
+TEST(FaultsDeathTest, AFaultInAFissionedKernelNamesTheExactThread) {
+  ASSERT_TRUE(cudasim::loop_fission());
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(launch_staged_transpose_with_one_null_row((6 * 16 + 9) * 16 + 5),
+               "illegal memory access in kernel 'staged_transpose'.*block \\(6,0,0\\), thread \\(5,9,0\\)");
+  EXPECT_DEATH(launch_staged_transpose_with_one_null_row(2 * 16 + 13),
+               "illegal memory access in kernel 'staged_transpose'.*block \\(0,0,0\\), thread \\(13,2,0\\)");
 }
 
 /// Matches output that contains each of `once` exactly once.

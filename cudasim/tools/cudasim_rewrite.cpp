@@ -1347,16 +1347,16 @@ bool isArchVersionTest(const Source& source, std::size_t pos) {
 // gives it every thread of the block (cudasim/device_functions.hpp, FissionedBlock). It is:
 //   * the body's namespace-like declarations first: `__shared__` arrays, `extern __shared__`
 //     (as rewritten above) and `constexpr` locals of its top level;
-//   * per stretch of statements between barriers, `for (b.first(); b.more(); b.next()) { ... }`
-//     around that stretch's own text, which sets threadIdx for each thread in thread order,
-//     as the coroutine version runs them;
+//   * per stretch of statements between barriers, `CUDASIM_FOR_EACH_THREAD(b) { ... }` around
+//     that stretch's own text: loops over z, y and x that set threadIdx for each thread in
+//     thread order, as the coroutine version runs them;
 //   * per barrier, `b.barrier()`, which counts the block's arrivals as the coroutine version's;
 //   * a loop whose body has barriers stays a loop around its stretches, run once by the block:
 //     only where every thread would make the same trips (see isUniformExpression);
 //   * a local declared at the top level of a stretch and named in a later one lives in a
 //     per-thread array: the stretch that declares it keeps its value there at the end
-//     (fission_keep), and every later stretch that names it starts with
-//     `auto& name = cudasim_slot_name[b.thread()];`.
+//     (fission_keep), and every later stretch that names it copies the thread's value into a
+//     local of its own at its start and back at its end (see emitList).
 // Every stretch of the original text keeps its line: it is preceded by a `#line N` directive,
 // and the wrapper ends with one for the line of the body's closing brace, so that diagnostics,
 // __builtin_LINE() and the debug information point at the student's lines.
@@ -2247,7 +2247,7 @@ class KernelFission {
                 emitList(item.body, visible, out);
                 out += "}";
             } else if (!item.statements.empty()) {
-                out += "\nCUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {";
+                out += "\nCUDASIM_FOR_EACH_THREAD(cudasim_block) {";
                 // The thread's values of the locals it names from earlier stretches, as locals of
                 // this one (a reference to the slot would be a store to memory per update, which
                 // the compiler cannot keep in a register when shared memory of the same type is

@@ -90,8 +90,9 @@ void grid_sync(const char* file, unsigned line);
 /// this call site form the group, as bits by lane.
 unsigned coalesced_lanes(const char* file, unsigned line, const char* what = "coalesced_threads");
 /// Memory for a thread's coroutine frame, taken from its worker's frame arena and reclaimed
-/// when the block ends.
-void* allocate_thread_frame(std::size_t bytes);
+/// when the block ends. Memory no other pointer points to (`malloc`): what lets the compiler
+/// vectorize a fissioned loop that reads a thread's slot and writes shared memory.
+__attribute__((malloc)) void* allocate_thread_frame(std::size_t bytes);
 
 /// `co_await` on this is a barrier in a kernel compiled as a coroutine.
 template <BarrierKind Kind>
@@ -166,24 +167,13 @@ class FissionedBlock {
   /// For the `threads` that begin_fissioned_block() gave the caller.
   explicit FissionedBlock(std::size_t threads) noexcept : threads_(threads), extent_(blockDim) {}
 
-  /// The loop over the block's threads, in thread order (x fastest), as the coroutine version
-  /// runs them between two barriers: `for (b.first(); b.more(); b.next())`.
-  void first() noexcept {
-    thread_ = 0;
-    index_ = uint3{0, 0, 0};
-    publish();
-  }
-  bool more() const noexcept { return thread_ < threads_; }
-  void next() noexcept {
-    ++thread_;
-    if (++index_.x == extent_.x) {
-      index_.x = 0;
-      if (++index_.y == extent_.y) {
-        index_.y = 0;
-        ++index_.z;
-      }
-    }
-    publish();
+  /// The block's extent (blockDim), the bounds of CUDASIM_FOR_EACH_THREAD's loops.
+  const dim3& extent() const noexcept { return extent_; }
+
+  /// Makes thread (x, y, z) of the block the running one (CUDASIM_FOR_EACH_THREAD).
+  void enter(unsigned x, unsigned y, unsigned z) noexcept {
+    thread_ = (std::size_t{z} * extent_.y + y) * extent_.x + x;
+    publish(x, y, z);
   }
   /// Linear index of the running thread.
   std::size_t thread() const noexcept { return thread_; }
@@ -192,9 +182,14 @@ class FissionedBlock {
   /// ends, and seen by the memory counters as locals, as the coroutine version's frames are).
   template <class T>
   T* slots() const {
-    void* raw = allocate_thread_frame(sizeof(T) * threads_ + alignof(T));
-    const auto address = reinterpret_cast<std::uintptr_t>(raw);
-    return reinterpret_cast<T*>((address + alignof(T) - 1) / alignof(T) * alignof(T));
+    // The arena hands out 16-byte aligned memory. Wider alignments by pointer arithmetic, not
+    // through an integer, which would lose what the compiler knows of where the pointer points.
+    constexpr std::size_t kFrameAlignment = 16;
+    if constexpr (alignof(T) <= kFrameAlignment) {
+      return static_cast<T*>(allocate_thread_frame(sizeof(T) * threads_));
+    } else {
+      return static_cast<T*>(__builtin_align_up(allocate_thread_frame(sizeof(T) * threads_ + alignof(T)), alignof(T)));
+    }
   }
 
   void barrier(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) const {
@@ -202,20 +197,19 @@ class FissionedBlock {
   }
 
  private:
-  /// threadIdx in memory for every thread, as the hooks and the fault handler read it.
-  CUDASIM_FISSION_HELPER void publish() noexcept {
+  /// threadIdx in memory for every thread, as the device functions the kernel calls, the hooks
+  /// and the fault handler read it.
+  static CUDASIM_FISSION_HELPER void publish(unsigned x, unsigned y, unsigned z) noexcept {
     // Field by field: a copy of the struct may be a call of memcpy, which a counted build would
     // check as the kernel's own store to a built-in (a fault).
-    threadIdx.x = index_.x;
-    threadIdx.y = index_.y;
-    threadIdx.z = index_.z;
-    asm volatile("" : : "m"(threadIdx));
+    threadIdx.x = x;
+    threadIdx.y = y;
+    threadIdx.z = z;
   }
 
   std::size_t threads_;
   dim3 extent_;
   std::size_t thread_ = 0;
-  uint3 index_{0, 0, 0};
 };
 
 /// Before each loop over a block's threads in a fissioned kernel. The coalescing counters group
@@ -227,6 +221,17 @@ class FissionedBlock {
 #else
 #define CUDASIM_THREAD_LOOP
 #endif
+
+/// The loop over a fissioned block's threads, in thread order (x fastest), as the coroutine
+/// version runs them between two barriers: `CUDASIM_FOR_EACH_THREAD(b) { stretch }`. Three
+/// counted loops rather than one with a carry from x to y to z, so that the compiler sees the
+/// innermost as an ordinary loop over x, which it can vectorize when nothing is counted.
+#define CUDASIM_FOR_EACH_THREAD(block)                                                             \
+  for (unsigned cudasim_z = 0; cudasim_z < (block).extent().z; ++cudasim_z)                        \
+    for (unsigned cudasim_y = 0; cudasim_y < (block).extent().y; ++cudasim_y)                      \
+      CUDASIM_THREAD_LOOP for (unsigned cudasim_x = 0; cudasim_x < (block).extent().x; ++cudasim_x) \
+        if ((block).enter(cudasim_x, cudasim_y, cudasim_z); false) {                               \
+        } else
 
 /// The type of a thread's copy of a local that lives across a barrier (an alias, so that an
 /// array type can be named before the variable: `FissionLocal<float[4]> acc;`).

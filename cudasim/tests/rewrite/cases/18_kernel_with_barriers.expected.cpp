@@ -23,7 +23,7 @@ static __global__ void
     co_await ::cudasim::detail::await_syncthreads(
     );
 } else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 21
 p[0] = 1;
 }
@@ -71,13 +71,13 @@ __global__ void subscripts(int* p, int (*table)[4]) { if (const std::size_t cuda
 #line 57
 __shared__ int s[4][4];
 
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 58
 s[0][p[1]] = table[0][1] + "abc"[1];
 }
 #line 59
 cudasim_block.barrier();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 60
 p[0] = s[p[2]][0];
 }

@@ -12,7 +12,7 @@ __global__ void k(float* out) { if (const std::size_t cudasim_fission = ::cudasi
     out[threadIdx.x] = shared_at_namespace_scope[0];
     co_await ::cudasim::detail::await_syncthreads();
 } else { ::cudasim::detail::FissionedBlock cudasim_block(cudasim_fission);
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 11
 out[threadIdx.x] = shared_at_namespace_scope[0];
 }

@@ -39,7 +39,7 @@ auto* const cudasim_slot_tx = cudasim_block.slots<std::remove_cv_t<const int >>(
 auto* const cudasim_slot_base = cudasim_block.slots<std::remove_cv_t<const int >>();
 auto* const cudasim_slot_acc = cudasim_block.slots<std::remove_cv_t<float >>();
 auto* const cudasim_slot_weights = cudasim_block.slots<std::remove_cv_t<float >[ 2 ]>();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 17
 const int tx = threadIdx.x, base = blockIdx.x * TILE;
 
@@ -49,20 +49,20 @@ float acc = 0.0f, weights[2] = {1.0f, 2.0f};
 #line 19
 for (int step = 0; step < n / TILE + kSteps * kWidth; step += 1)
 {
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> base; ::cudasim::detail::fission_keep(base, cudasim_slot_base[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<float >[ 2 ]> weights; ::cudasim::detail::fission_keep(weights, cudasim_slot_weights[cudasim_block.thread()]);
+CUDASIM_FOR_EACH_THREAD(cudasim_block) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> base; ::cudasim::detail::fission_keep(base, cudasim_slot_base[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<float >[ 2 ]> weights; ::cudasim::detail::fission_keep(weights, cudasim_slot_weights[cudasim_block.thread()]);
 #line 20
 tile[tx] = in[base + tx] * weights[step % 2];
  ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx); ::cudasim::detail::fission_keep(cudasim_slot_base[cudasim_block.thread()], base); ::cudasim::detail::fission_keep(cudasim_slot_weights[cudasim_block.thread()], weights);}
 #line 21
 cudasim_block.barrier();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<float >> acc; ::cudasim::detail::fission_keep(acc, cudasim_slot_acc[cudasim_block.thread()]);
+CUDASIM_FOR_EACH_THREAD(cudasim_block) { ::cudasim::detail::FissionLocal<std::remove_cv_t<float >> acc; ::cudasim::detail::fission_keep(acc, cudasim_slot_acc[cudasim_block.thread()]);
 #line 22
 #pragma unroll
         for (int k = 0; k < TILE; ++k) acc += tile[k];
  ::cudasim::detail::fission_keep(cudasim_slot_acc[cudasim_block.thread()], acc);}
 #line 24
 cudasim_block.barrier();}
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<float >> acc; ::cudasim::detail::fission_keep(acc, cudasim_slot_acc[cudasim_block.thread()]);
+CUDASIM_FOR_EACH_THREAD(cudasim_block) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<float >> acc; ::cudasim::detail::fission_keep(acc, cudasim_slot_acc[cudasim_block.thread()]);
 #line 26
 const float result = acc;
 
@@ -71,7 +71,7 @@ const float result = acc;
  ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx); ::cudasim::detail::fission_keep(cudasim_slot_acc[cudasim_block.thread()], acc);}
 #line 28
 cudasim_block.barrier();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]);
+CUDASIM_FOR_EACH_THREAD(cudasim_block) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const int >> tx; ::cudasim::detail::fission_keep(tx, cudasim_slot_tx[cudasim_block.thread()]);
 #line 29
 if (tx < n) *out = spill[tx];
  ::cudasim::detail::fission_keep(cudasim_slot_tx[cudasim_block.thread()], tx);}
@@ -210,7 +210,7 @@ __global__ void integer_specifiers(unsigned* out) { if (const std::size_t cudasi
 auto* const cudasim_slot_here = cudasim_block.slots<std::remove_cv_t<const unsigned >>();
 auto* const cudasim_slot_mine = cudasim_block.slots<std::remove_cv_t<unsigned >>();
 auto* const cudasim_slot_twice = cudasim_block.slots<std::remove_cv_t<unsigned >>();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 149
 unsigned mine = threadIdx.x, twice;
 
@@ -222,20 +222,20 @@ twice = mine * wide;
  ::cudasim::detail::fission_keep(cudasim_slot_mine[cudasim_block.thread()], mine); ::cudasim::detail::fission_keep(cudasim_slot_twice[cudasim_block.thread()], twice);}
 #line 152
 cudasim_block.barrier();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<unsigned >> mine; ::cudasim::detail::fission_keep(mine, cudasim_slot_mine[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<unsigned >> twice; ::cudasim::detail::fission_keep(twice, cudasim_slot_twice[cudasim_block.thread()]);
+CUDASIM_FOR_EACH_THREAD(cudasim_block) { ::cudasim::detail::FissionLocal<std::remove_cv_t<unsigned >> mine; ::cudasim::detail::fission_keep(mine, cudasim_slot_mine[cudasim_block.thread()]); ::cudasim::detail::FissionLocal<std::remove_cv_t<unsigned >> twice; ::cudasim::detail::fission_keep(twice, cudasim_slot_twice[cudasim_block.thread()]);
 #line 153
 out[threadIdx.x] = mine + twice;
  ::cudasim::detail::fission_keep(cudasim_slot_mine[cudasim_block.thread()], mine); ::cudasim::detail::fission_keep(cudasim_slot_twice[cudasim_block.thread()], twice);}
 #line 154
 for (int i = 0; i < 2; ++i)
 {
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 155
 const unsigned here = out[(threadIdx.x + i) % blockDim.x];
  ::cudasim::detail::fission_keep(cudasim_slot_here[cudasim_block.thread()], here);}
 #line 156
 cudasim_block.barrier();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const unsigned >> here; ::cudasim::detail::fission_keep(here, cudasim_slot_here[cudasim_block.thread()]);
+CUDASIM_FOR_EACH_THREAD(cudasim_block) { ::cudasim::detail::FissionLocal<std::remove_cv_t<const unsigned >> here; ::cudasim::detail::fission_keep(here, cudasim_slot_here[cudasim_block.thread()]);
 #line 157
 out[threadIdx.x] = here;
  ::cudasim::detail::fission_keep(cudasim_slot_here[cudasim_block.thread()], here);}

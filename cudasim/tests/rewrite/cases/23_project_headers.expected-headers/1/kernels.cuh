@@ -18,13 +18,13 @@ __global__ void scale(T* p) { if (const std::size_t cudasim_fission = ::cudasim:
 #line 12
 T* const tile = reinterpret_cast<T*>(::cudasim::dynamic_shared_memory());
 
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 13
 tile[threadIdx.x] = p[threadIdx.x];
 }
 #line 14
 cudasim_block.barrier();
-CUDASIM_THREAD_LOOP for (cudasim_block.first(); cudasim_block.more(); cudasim_block.next()) {
+CUDASIM_FOR_EACH_THREAD(cudasim_block) {
 #line 15
 p[threadIdx.x] = 2 * tile[threadIdx.x] + dynamic[0];
 }
