@@ -7,7 +7,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "launch_report.cuh"
@@ -281,6 +284,29 @@ TEST(CooperativeLaunchReports, AFaultingBlockEndsTheLaunchWithoutHangingTheOther
   for (void* d : {static_cast<void*>(counter), static_cast<void*>(values), static_cast<void*>(neighbours),
                   static_cast<void*>(failures)})
     ASSERT_CUDA(cudaFree(d));
+}
+
+/// The OS threads of this process.
+std::size_t process_threads() {
+  std::size_t count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++count;
+  return count;
+}
+
+// Each block of a cooperative grid runs on an OS thread of its own. A later launch runs on the
+// threads an earlier one started instead of starting (and mapping stacks for) new ones, which
+// cost more than the launch; the threads end once they have had nothing to run for a while.
+TEST_F(CooperativeLaunch, ALaterLaunchRunsOnTheThreadsOfAnEarlierOne) {
+  constexpr unsigned kBlocks = 12;
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // the threads of earlier tests' launches end
+  const std::size_t before = process_threads();
+  run_phases(dim3(kBlocks), dim3(64));
+  const std::size_t after_one = process_threads();
+  EXPECT_GE(after_one, before + kBlocks - 1) << "the blocks' threads were not kept";
+  run_phases(dim3(kBlocks), dim3(64));
+  EXPECT_EQ(process_threads(), after_one) << "the second launch started threads of its own";
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_LE(process_threads(), after_one - (kBlocks - 1)) << "idle threads did not end";
 }
 
 constexpr int kOrdinaryLaunchSync = __LINE__ + 2;
