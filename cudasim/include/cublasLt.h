@@ -3,8 +3,9 @@
 /// D = alpha·op(A)·op(B) + beta·C, computed on the CPU by the same CBLAS as cublas_v2.h.
 ///
 /// Supported: column-major layouts (cublasLtMatrixLayoutCreate; the layout attributes, such as
-/// row-major order or batches, are not provided), A and B both CUDA_R_32F or both CUDA_R_16BF,
-/// C and D CUDA_R_32F or CUDA_R_16BF (the same type), a CUBLAS_COMPUTE_32F* compute type with
+/// row-major order or batches, are not provided), A and B both CUDA_R_32F, both CUDA_R_16BF or
+/// both CUDA_R_16F, C and D CUDA_R_32F, CUDA_R_16BF or CUDA_R_16F (the same type; a narrow D is
+/// rounded to nearest even from the float result), a CUBLAS_COMPUTE_32F* compute type with
 /// CUDA_R_32F scale type, the descriptor attributes TRANSA, TRANSB, POINTER_MODE (host or
 /// device), COMPUTE_TYPE, SCALE_TYPE, EPILOGUE (bias, RELU, GELU and GELU_AUX: see
 /// cublasLtEpilogue_t) with BIAS_POINTER, BIAS_DATA_TYPE, EPILOGUE_AUX_POINTER and _LD. D may be C
@@ -60,7 +61,7 @@ typedef enum {
   CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,            ///< const void*: m values, D's type by default
   CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11,   ///< void*: where GELU_AUX keeps the pre-GELU values
   CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12,        ///< int64_t: its leading dimension (>= m)
-  CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,         ///< int32_t: CUDA_R_32F or CUDA_R_16BF
+  CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,         ///< int32_t: CUDA_R_32F, CUDA_R_16BF or CUDA_R_16F
 } cublasLtMatmulDescAttributes_t;
 
 /// What is applied to the result, in this order: a bias added to every column (BIAS), the

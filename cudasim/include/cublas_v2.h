@@ -259,10 +259,15 @@ typedef enum {
 /// C = alpha * op(A) * op(B) + beta * C with per-matrix element types, column-major (see
 /// cublasSgemm for the shapes and leading dimensions).
 ///
-/// The simulator supports A and B both CUDA_R_16BF or both CUDA_R_32F, C CUDA_R_16BF or
-/// CUDA_R_32F, with a CUBLAS_COMPUTE_32F* compute type; `alpha` and `beta` then point to
-/// floats. It computes in float (bf16 inputs are exact in float; FAST_* compute types are
-/// computed in full float) and rounds a bf16 C to nearest even, as cuBLAS does.
+/// The simulator supports, with a CUBLAS_COMPUTE_32F* compute type (`alpha` and `beta` then
+/// point to floats): A and B both CUDA_R_16F with C CUDA_R_16F or CUDA_R_32F; A and B both
+/// CUDA_R_16BF or both CUDA_R_32F with C CUDA_R_16BF or CUDA_R_32F. With CUBLAS_COMPUTE_16F
+/// (`alpha` and `beta` point to __half): A, B and C all CUDA_R_16F. It computes in float (half
+/// and bf16 inputs are exact in float; FAST_* compute types are computed in full float) and
+/// rounds a half or bf16 C to nearest even, as cuBLAS does. Under CUBLAS_COMPUTE_16F a GPU may
+/// round partial sums to half in an order cuBLAS does not specify; the simulator's float sums
+/// are at least as accurate, and a partial sum beyond half's range (65504) that a GPU would
+/// overflow to infinity stays finite here when the result is in range.
 /// @return CUBLAS_STATUS_NOT_SUPPORTED for other type combinations, and as cublasSgemm for
 ///         invalid sizes or leading dimensions.
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -270,6 +275,17 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
                             int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                             cublasGemmAlgo_t algo);
+/// cublasSgemm on half matrices: cublasGemmEx with every type CUDA_R_16F and CUBLAS_COMPUTE_16F.
+cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                           int k, const __half* alpha, const __half* A, int lda, const __half* B, int ldb,
+                           const __half* beta, __half* C, int ldc);
+/// `batchCount` cublasHgemm products; matrix i of A starts `i * strideA` elements after A
+/// (likewise B and C).
+cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                         int m, int n, int k, const __half* alpha, const __half* A, int lda,
+                                         long long int strideA, const __half* B, int ldb, long long int strideB,
+                                         const __half* beta, __half* C, int ldc, long long int strideC,
+                                         int batchCount);
 /// `batchCount` cublasGemmEx products; matrix i of A starts `i * strideA` elements after A
 /// (likewise B and C). The same types are supported as for cublasGemmEx.
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,

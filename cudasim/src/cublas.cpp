@@ -653,7 +653,7 @@ cublasStatus_t cublasDasum(cublasHandle_t handle, int n, const double* x, int in
                         [=] { return cblas_asum(n, x, incx); });
 }
 
-// ---- cublasGemmEx: mixed precision (bf16 or float operands, float compute) -------------------
+// ---- cublasGemmEx and cublasHgemm: mixed precision ------------------------------------------------
 
 namespace cudasim::detail {
 namespace {
@@ -663,22 +663,122 @@ bool float_compute(cublasComputeType_t t) {
          t == CUBLAS_COMPUTE_32F_FAST_16BF || t == CUBLAS_COMPUTE_32F_FAST_TF32;
 }
 
+bool half_compute(cublasComputeType_t t) { return t == CUBLAS_COMPUTE_16F || t == CUBLAS_COMPUTE_16F_PEDANTIC; }
+
+/// Whether the simulator multiplies these types (see cublasGemmEx in cublas_v2.h).
+bool supported_mixed_types(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute) {
+  if (half_compute(compute)) return a == CUDA_R_16F && b == CUDA_R_16F && c == CUDA_R_16F;
+  if (!float_compute(compute) || a != b) return false;
+  if (a == CUDA_R_16F) return c == CUDA_R_16F || c == CUDA_R_32F;
+  return (a == CUDA_R_16BF || a == CUDA_R_32F) && (c == CUDA_R_16BF || c == CUDA_R_32F);
+}
+
+std::size_t element_bytes(cudaDataType type) { return type == CUDA_R_16F || type == CUDA_R_16BF ? 2 : 4; }
+
 Operand typed_matrix(const char* name, const void* p, cudaDataType type, int rows, int cols, int ld) {
   if (type == CUDA_R_16BF) return matrix(name, static_cast<const __nv_bfloat16*>(p), rows, cols, ld);
+  if (type == CUDA_R_16F) return matrix(name, static_cast<const __half*>(p), rows, cols, ld);
   return matrix(name, static_cast<const float*>(p), rows, cols, ld);
+}
+
+float element_as_float(const void* p, cudaDataType type, std::size_t at) {
+  switch (type) {
+    case CUDA_R_16BF: return static_cast<float>(static_cast<const __nv_bfloat16*>(p)[at]);
+    case CUDA_R_16F: return static_cast<float>(static_cast<const __half*>(p)[at]);
+    default: return static_cast<const float*>(p)[at];
+  }
 }
 
 /// A rows x cols column-major matrix (leading dimension ld) of `type`, as packed floats.
 std::vector<float> widen(const void* p, cudaDataType type, int rows, int cols, int ld) {
   std::vector<float> out(static_cast<size_t>(rows) * cols);
   for (int j = 0; j < cols; ++j)
-    for (int i = 0; i < rows; ++i) {
-      const size_t at = static_cast<size_t>(j) * ld + i;
-      out[static_cast<size_t>(j) * rows + i] =
-          type == CUDA_R_16BF ? static_cast<float>(static_cast<const __nv_bfloat16*>(p)[at])
-                              : static_cast<const float*>(p)[at];
-    }
+    for (int i = 0; i < rows; ++i)
+      out[static_cast<size_t>(j) * rows + i] = element_as_float(p, type, static_cast<size_t>(j) * ld + i);
   return out;
+}
+
+/// Stores `v` as element `at` of a matrix of `type`, rounded to nearest even as cuBLAS does.
+void store_narrowed(void* p, cudaDataType type, std::size_t at, float v) {
+  switch (type) {
+    case CUDA_R_16BF: static_cast<__nv_bfloat16*>(p)[at] = __float2bfloat16(v); break;
+    case CUDA_R_16F: static_cast<__half*>(p)[at] = __float2half_rn(v); break;
+    default: static_cast<float*>(p)[at] = v; break;
+  }
+}
+
+/// alpha or beta of a mixed-precision call: a __half under a 16-bit compute type, else a float.
+struct MixedScalar {
+  bool half;
+  Scalar<float> single;
+  Scalar<__half> narrow;
+  float get() const { return half ? static_cast<float>(narrow.get()) : single.get(); }
+  bool may_be_nonzero() const {
+    return half ? narrow.device != nullptr || static_cast<float>(narrow.value) != 0.0f : single.may_be_nonzero();
+  }
+};
+
+MixedScalar take_mixed_scalar(const cublasContext& h, const void* p, bool half) {
+  MixedScalar s{half, {}, {}};
+  if (half)
+    s.narrow = take_scalar(h, static_cast<const __half*>(p));
+  else
+    s.single = take_scalar(h, static_cast<const float*>(p));
+  return s;
+}
+
+Operand mixed_scalar_operand(const cublasContext& h, const char* name, const void* p, bool half) {
+  return half ? scalar_operand(h, name, static_cast<const __half*>(p)) : scalar_operand(h, name, static_cast<const float*>(p));
+}
+
+/// cublasGemmEx's product, for the call named `api`.
+cublasStatus_t mixed_gemm(const char* api, cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                          int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype, int lda,
+                          const void* B, cudaDataType Btype, int ldb, const void* beta, void* C, cudaDataType Ctype,
+                          int ldc, cublasComputeType_t computeType) {
+  cublasContext h;
+  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!supported_mixed_types(Atype, Btype, Ctype, computeType)) {
+    report("%s: the simulator supports A and B both CUDA_R_16F (C CUDA_R_16F or CUDA_R_32F), both CUDA_R_16BF or "
+           "both CUDA_R_32F (C CUDA_R_16BF or CUDA_R_32F) with a CUBLAS_COMPUTE_32F* compute type, and all three "
+           "CUDA_R_16F with CUBLAS_COMPUTE_16F (got Atype=%d, Btype=%d, Ctype=%d, computeType=%d) "
+           "(CUBLAS_STATUS_NOT_SUPPORTED)",
+           api, Atype, Btype, Ctype, computeType);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  const cublasStatus_t status = check_gemm<float>(api, transa, transb, m, n, k, lda, ldb, ldc);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
+  const bool half_scalars = half_compute(computeType);
+  const MixedScalar a_scalar = take_mixed_scalar(h, alpha, half_scalars);
+  const MixedScalar b_scalar = take_mixed_scalar(h, beta, half_scalars);
+  const int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
+  const int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
+  const bool reads_ab = k > 0;
+  const Operand none{nullptr, nullptr, nullptr};
+  return submit(
+      api, h,
+      {reads_ab ? typed_matrix("A", A, Atype, a_rows, a_cols, lda) : none,
+       reads_ab ? typed_matrix("B", B, Btype, b_rows, b_cols, ldb) : none, typed_matrix("C", C, Ctype, m, n, ldc),
+       mixed_scalar_operand(h, "alpha", alpha, half_scalars), mixed_scalar_operand(h, "beta", beta, half_scalars)},
+      [=] {
+        const float a_value = a_scalar.get(), b_value = b_scalar.get();
+        const std::vector<float> a = reads_ab ? widen(A, Atype, a_rows, a_cols, lda) : std::vector<float>();
+        const std::vector<float> b = reads_ab ? widen(B, Btype, b_rows, b_cols, ldb) : std::vector<float>();
+        // C is read only when beta is not 0 (NaNs in an unread C do not propagate).
+        std::vector<float> c = b_value != 0.0f ? widen(C, Ctype, m, n, ldc)
+                                               : std::vector<float>(static_cast<size_t>(m) * n, 0.0f);
+        // In float also under CUBLAS_COMPUTE_16F (see cublasHgemm in cublas_v2.h).
+        gemm(to_cblas(transa), to_cblas(transb), m, n, k, a_value, a.data(), std::max(1, a_rows), b.data(),
+             std::max(1, b_rows), b_value, c.data(), m);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < m; ++i)
+            store_narrowed(C, Ctype, static_cast<size_t>(j) * ldc + i, c[static_cast<size_t>(j) * m + i]);
+      },
+      false,
+      gemm_cost(m, n, k, 1, element_bytes(Atype), element_bytes(Ctype), Atype != CUDA_R_32F,
+                b_scalar.may_be_nonzero()));
 }
 
 }  // namespace
@@ -689,60 +789,41 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
                             int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                             cublasGemmAlgo_t algo) {
-  const char* api = "cublasGemmEx";
   (void)algo;  // one algorithm here
-  cublasContext h;
-  if (!lookup(handle, h)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const bool inputs_ok = Atype == Btype && (Atype == CUDA_R_16BF || Atype == CUDA_R_32F);
-  const bool output_ok = Ctype == CUDA_R_16BF || Ctype == CUDA_R_32F;
-  if (!float_compute(computeType) || !inputs_ok || !output_ok) {
-    report("%s: the simulator supports A and B both CUDA_R_16BF or both CUDA_R_32F, C CUDA_R_16BF or "
-           "CUDA_R_32F, and a CUBLAS_COMPUTE_32F* compute type (got Atype=%d, Btype=%d, Ctype=%d, "
-           "computeType=%d) (CUBLAS_STATUS_NOT_SUPPORTED)",
-           api, Atype, Btype, Ctype, computeType);
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
-  const cublasStatus_t status = check_gemm<float>(api, transa, transb, m, n, k, lda, ldb, ldc);
-  if (status != CUBLAS_STATUS_SUCCESS) return status;
-  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr || beta == nullptr) return invalid(api, "alpha and beta must not be null");
-  const float* alpha_f = static_cast<const float*>(alpha);
-  const float* beta_f = static_cast<const float*>(beta);
-  const Scalar<float> a_scalar = take_scalar(h, alpha_f), b_scalar = take_scalar(h, beta_f);
-  const int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
-  const int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
-  const bool reads_ab = k > 0;
-  const Operand none{nullptr, nullptr, nullptr};
-  return submit(
-      api, h,
-      {reads_ab ? typed_matrix("A", A, Atype, a_rows, a_cols, lda) : none,
-       reads_ab ? typed_matrix("B", B, Btype, b_rows, b_cols, ldb) : none,
-       typed_matrix("C", C, Ctype, m, n, ldc), scalar_operand(h, "alpha", alpha_f),
-       scalar_operand(h, "beta", beta_f)},
-      [=] {
-        const float a_value = a_scalar.get(), b_value = b_scalar.get();
-        const std::vector<float> a = reads_ab ? widen(A, Atype, a_rows, a_cols, lda) : std::vector<float>();
-        const std::vector<float> b = reads_ab ? widen(B, Btype, b_rows, b_cols, ldb) : std::vector<float>();
-        // C is read only when beta is not 0 (NaNs in an unread C do not propagate).
-        std::vector<float> c = b_value != 0.0f ? widen(C, Ctype, m, n, ldc)
-                                               : std::vector<float>(static_cast<size_t>(m) * n, 0.0f);
-        gemm(to_cblas(transa), to_cblas(transb), m, n, k, a_value, a.data(), std::max(1, a_rows), b.data(),
-             std::max(1, b_rows), b_value, c.data(), m);
-        for (int j = 0; j < n; ++j)
-          for (int i = 0; i < m; ++i) {
-            const float v = c[static_cast<size_t>(j) * m + i];
-            const size_t at = static_cast<size_t>(j) * ldc + i;
-            if (Ctype == CUDA_R_16BF) {
-              static_cast<__nv_bfloat16*>(C)[at] = __float2bfloat16(v);  // round to nearest even
-            } else {
-              static_cast<float*>(C)[at] = v;
-            }
-          }
-      },
-      false,
-      gemm_cost(m, n, k, 1, Atype == CUDA_R_16BF ? 2 : 4, Ctype == CUDA_R_16BF ? 2 : 4, Atype == CUDA_R_16BF,
-                b_scalar.may_be_nonzero()));
+  return mixed_gemm("cublasGemmEx", handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                    Ctype, ldc, computeType);
 }
+
+cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                           int k, const __half* alpha, const __half* A, int lda, const __half* B, int ldb,
+                           const __half* beta, __half* C, int ldc) {
+  return mixed_gemm("cublasHgemm", handle, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda, B, CUDA_R_16F, ldb,
+                    beta, C, CUDA_R_16F, ldc, CUBLAS_COMPUTE_16F);
+}
+
+namespace cudasim::detail {
+namespace {
+/// cublasGemmStridedBatchedEx's and cublasHgemmStridedBatched's products, one mixed_gemm each.
+cublasStatus_t mixed_gemm_strided(const char* api, cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const void* alpha, const void* A,
+                                  cudaDataType Atype, int lda, long long strideA, const void* B, cudaDataType Btype,
+                                  int ldb, long long strideB, const void* beta, void* C, cudaDataType Ctype, int ldc,
+                                  long long strideC, int batchCount, cublasComputeType_t computeType) {
+  if (batchCount < 0) return invalid(api, format_string("batchCount=%d must not be negative", batchCount));
+  const auto a_step = static_cast<long long>(element_bytes(Atype)) * strideA;
+  const auto b_step = static_cast<long long>(element_bytes(Btype)) * strideB;
+  const auto c_step = static_cast<long long>(element_bytes(Ctype)) * strideC;
+  for (int i = 0; i < batchCount; ++i) {
+    const cublasStatus_t status =
+        mixed_gemm(api, handle, transa, transb, m, n, k, alpha, static_cast<const char*>(A) + i * a_step, Atype, lda,
+                   static_cast<const char*>(B) + i * b_step, Btype, ldb, beta, static_cast<char*>(C) + i * c_step,
+                   Ctype, ldc, computeType);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace
+}  // namespace cudasim::detail
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                                           int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
@@ -750,26 +831,28 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           long long int strideB, const void* beta, void* C, cudaDataType Ctype,
                                           int ldc, long long int strideC, int batchCount,
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  const char* api = "cublasGemmStridedBatchedEx";
-  if (batchCount < 0) return invalid(api, format_string("batchCount=%d must not be negative", batchCount));
+  (void)algo;
   const bool all_float = Atype == CUDA_R_32F && Btype == CUDA_R_32F && Ctype == CUDA_R_32F;
-  if (all_float && float_compute(computeType)) {  // one call, modelled as one batched product
+  if (all_float && float_compute(computeType) && batchCount >= 0) {  // one call, modelled as one batched product
     return cublasSgemmStridedBatched(handle, transa, transb, m, n, k, static_cast<const float*>(alpha),
                                      static_cast<const float*>(A), lda, strideA, static_cast<const float*>(B), ldb,
                                      strideB, static_cast<const float*>(beta), static_cast<float*>(C), ldc, strideC,
                                      batchCount);
   }
-  // Otherwise one cublasGemmEx per matrix, which checks the types and shapes and says what it
-  // does not support.
-  auto element = [](cudaDataType type) -> long long { return type == CUDA_R_16BF ? 2 : 4; };
-  for (int i = 0; i < batchCount; ++i) {
-    const cublasStatus_t status = cublasGemmEx(
-        handle, transa, transb, m, n, k, alpha, static_cast<const char*>(A) + i * strideA * element(Atype), Atype, lda,
-        static_cast<const char*>(B) + i * strideB * element(Btype), Btype, ldb, beta,
-        static_cast<char*>(C) + i * strideC * element(Ctype), Ctype, ldc, computeType, algo);
-    if (status != CUBLAS_STATUS_SUCCESS) return status;
-  }
-  return CUBLAS_STATUS_SUCCESS;
+  // Otherwise one product per matrix, which checks the types and shapes and says what it does
+  // not support.
+  return mixed_gemm_strided("cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k, alpha, A, Atype, lda,
+                            strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType);
+}
+
+cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                         int m, int n, int k, const __half* alpha, const __half* A, int lda,
+                                         long long int strideA, const __half* B, int ldb, long long int strideB,
+                                         const __half* beta, __half* C, int ldc, long long int strideC,
+                                         int batchCount) {
+  return mixed_gemm_strided("cublasHgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda,
+                            strideA, B, CUDA_R_16F, ldb, strideB, beta, C, CUDA_R_16F, ldc, strideC, batchCount,
+                            CUBLAS_COMPUTE_16F);
 }
 
 // ---- batches of separate matrices, and copies of vectors and matrices ----------------------------

@@ -63,9 +63,9 @@ bool float_compute(cublasComputeType_t t) {
          t == CUBLAS_COMPUTE_32F_FAST_16BF || t == CUBLAS_COMPUTE_32F_FAST_TF32;
 }
 
-bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF; }
+bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF || t == CUDA_R_16F; }
 
-std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF ? 2 : 4; }
+std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF || t == CUDA_R_16F ? 2 : 4; }
 
 /// The bit of a cublasLtEpilogue_t that asks for the pre-activation in the AUX buffer (the
 /// toolkit defines GELU_AUX as GELU | 128).
@@ -85,13 +85,20 @@ struct Epilogue {
 };
 
 float load(const void* base, cudaDataType type, std::size_t at) {
-  return type == CUDA_R_16BF ? __bfloat162float(static_cast<const __nv_bfloat16*>(base)[at])
-                             : static_cast<const float*>(base)[at];
+  switch (type) {
+    case CUDA_R_16BF: return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[at]);
+    case CUDA_R_16F: return __half2float(static_cast<const __half*>(base)[at]);
+    default: return static_cast<const float*>(base)[at];
+  }
 }
 
+/// Rounded to nearest even where the type is narrower than float, as cuBLASLt does.
 void store(void* base, cudaDataType type, std::size_t at, float v) {
-  if (type == CUDA_R_16BF) static_cast<__nv_bfloat16*>(base)[at] = __float2bfloat16(v);
-  else static_cast<float*>(base)[at] = v;
+  switch (type) {
+    case CUDA_R_16BF: static_cast<__nv_bfloat16*>(base)[at] = __float2bfloat16(v); break;
+    case CUDA_R_16F: static_cast<__half*>(base)[at] = __float2half_rn(v); break;
+    default: static_cast<float*>(base)[at] = v; break;
+  }
 }
 
 /// GELU as the tanh approximation. The toolkit's header says only "GELU"; the approximate form
@@ -147,8 +154,8 @@ cublasStatus_t check_matmul(const char* caller, cublasLtMatmulDesc_t desc, cubla
     return not_supported(caller, "the simulator supports a CUBLAS_COMPUTE_32F* compute type with a CUDA_R_32F scale type");
   if (Adesc->type != Bdesc->type || !supported_type(Adesc->type) || Cdesc->type != Ddesc->type ||
       !supported_type(Ddesc->type))
-    return not_supported(caller, "the simulator supports A and B both CUDA_R_32F or both CUDA_R_16BF, and C and D of "
-                                 "one type, CUDA_R_32F or CUDA_R_16BF");
+    return not_supported(caller, "the simulator supports A and B both CUDA_R_32F, both CUDA_R_16BF or both "
+                                 "CUDA_R_16F, and C and D of one type, CUDA_R_32F, CUDA_R_16BF or CUDA_R_16F");
   for (const cublasLtMatrixLayoutOpaque_t* l : {Adesc, Bdesc, Cdesc, Ddesc})
     if (l->rows > INT_MAX || l->cols > INT_MAX || l->ld > INT_MAX)
       return not_supported(caller, "matrices of more than 2^31-1 rows, columns or leading dimension");
@@ -271,9 +278,9 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc, cublasL
       return read_attribute(buf, size, desc->aux_ld) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
     case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
       if (!read) return CUBLAS_STATUS_INVALID_VALUE;
-      if (value != CUDA_R_32F && value != CUDA_R_16BF) {
-        report("cublasLtMatmulDescSetAttribute: bias type %d is not supported by the simulator (CUDA_R_32F or "
-               "CUDA_R_16BF) (CUBLAS_STATUS_NOT_SUPPORTED)", value);
+      if (!supported_type(static_cast<cudaDataType>(value))) {
+        report("cublasLtMatmulDescSetAttribute: bias type %d is not supported by the simulator (CUDA_R_32F, "
+               "CUDA_R_16BF or CUDA_R_16F) (CUBLAS_STATUS_NOT_SUPPORTED)", value);
         return CUBLAS_STATUS_NOT_SUPPORTED;
       }
       desc->bias_type = value;

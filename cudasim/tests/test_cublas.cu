@@ -175,6 +175,119 @@ TEST_F(Cublas, GemmStridedBatchedExMultipliesEachBatchIndependently) {
   }
 }
 
+/// Half copies of `v`; `held` gets the float values they hold.
+std::vector<__half> to_half(const std::vector<float>& v, std::vector<float>& held) {
+  std::vector<__half> h(v.size());
+  held.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) held[i] = __half2float(h[i] = __float2half_rn(v[i]));
+  return h;
+}
+
+std::vector<float> widen(const std::vector<__half>& h) {
+  std::vector<float> v(h.size());
+  for (size_t i = 0; i < h.size(); ++i) v[i] = __half2float(h[i]);
+  return v;
+}
+
+/// How far a half result may be from the exact one: the simulator rounds its float result to
+/// half once (half an ulp, 2^-11 relative); a GPU under CUBLAS_COMPUTE_16F may round every
+/// partial sum of the k terms too.
+double half_tolerance(double exact, int k, bool half_compute) {
+#ifdef CUDASIM
+  (void)k, (void)half_compute;
+  return std::fabs(exact) / 2048 + 1e-6;
+#else
+  return std::fabs(exact) / 2048 + (half_compute ? k * 4.0 / 2048 : 1e-5);
+#endif
+}
+
+// cublasHgemm, and cublasGemmEx on half matrices with float or half compute and a float or half
+// C: the products of the rounded inputs, with a transposed A and padded leading dimensions.
+TEST_F(Cublas, HalfGemmsMultiplyTheRoundedInputs) {
+  const int m = 5, n = 4, k = 6, lda = k + 1, ldb = k + 2, ldc = m + 1;
+  std::vector<float> a_held, b_held, c_held;
+  const std::vector<__half> a = to_half(values<float>(lda * m, 41), a_held);  // A^T is stored: k x m
+  const std::vector<__half> b = to_half(values<float>(ldb * n, 42), b_held);
+  const std::vector<__half> c = to_half(values<float>(ldc * n, 43), c_held);
+  const float alpha = 1.5f, beta = 0.5f;  // exact in half
+  std::vector<double> exact(ldc * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0;
+      for (int p = 0; p < k; ++p) sum += double(a_held[i * lda + p]) * b_held[j * ldb + p];
+      exact[j * ldc + i] = alpha * sum + beta * c_held[j * ldc + i];
+    }
+  DeviceBuffer<__half> da(a), db(b);
+  const __half alpha_h = __float2half_rn(alpha), beta_h = __float2half_rn(beta);
+  struct Case { const char* what; cublasComputeType_t compute; bool half_c; };
+  for (const Case& t : {Case{"cublasHgemm", CUBLAS_COMPUTE_16F, true}, Case{"GemmEx 16F", CUBLAS_COMPUTE_16F, true},
+                        Case{"GemmEx 32F, half C", CUBLAS_COMPUTE_32F, true},
+                        Case{"GemmEx 32F, float C", CUBLAS_COMPUTE_32F, false}}) {
+    DeviceBuffer<__half> dc(c);
+    DeviceBuffer<float> dc_float(c_held);
+    const bool half_scalars = t.compute == CUBLAS_COMPUTE_16F;
+    if (std::string(t.what) == "cublasHgemm") {
+      ASSERT_CUBLAS(cublasHgemm(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha_h, da.get(), lda, db.get(), ldb,
+                                &beta_h, dc.get(), ldc));
+    } else {
+      ASSERT_CUBLAS(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k,
+                                 half_scalars ? static_cast<const void*>(&alpha_h) : &alpha, da.get(), CUDA_R_16F, lda,
+                                 db.get(), CUDA_R_16F, ldb, half_scalars ? static_cast<const void*>(&beta_h) : &beta,
+                                 t.half_c ? static_cast<void*>(dc.get()) : dc_float.get(),
+                                 t.half_c ? CUDA_R_16F : CUDA_R_32F, ldc, t.compute, CUBLAS_GEMM_DEFAULT));
+    }
+    const std::vector<float> got = t.half_c ? widen(dc.download()) : dc_float.download();
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        const double e = exact[j * ldc + i];
+        const double tolerance = t.half_c ? half_tolerance(e, k, half_scalars) : 1e-5 * (1 + std::fabs(e));
+        EXPECT_NEAR(got[j * ldc + i], e, tolerance) << t.what << " at (" << i << ", " << j << ")";
+      }
+    // The padding between columns is not written.
+    for (int j = 0; j < n; ++j) EXPECT_EQ(got[j * ldc + m], c_held[j * ldc + m]) << t.what;
+  }
+}
+
+TEST_F(Cublas, HgemmStridedBatchedMultipliesEachBatchIndependently) {
+  const int m = 3, n = 2, k = 4, batches = 3;
+  const long long stride_a = m * k + 1, stride_b = k * n, stride_c = m * n + 2;
+  std::vector<float> a_held, b_held, c_held;
+  const std::vector<__half> a = to_half(values<float>(stride_a * batches, 44), a_held);
+  const std::vector<__half> b = to_half(values<float>(stride_b * batches, 45), b_held);
+  const std::vector<__half> c = to_half(values<float>(stride_c * batches, 46), c_held);
+  DeviceBuffer<__half> da(a), db(b), dc(c);
+  const __half alpha = __float2half_rn(1.0f), beta = __float2half_rn(-1.0f);
+  ASSERT_CUBLAS(cublasHgemmStridedBatched(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, da.get(), m, stride_a,
+                                          db.get(), k, stride_b, &beta, dc.get(), m, stride_c, batches));
+  const std::vector<float> got = widen(dc.download());
+  for (int batch = 0; batch < batches; ++batch)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double sum = 0;
+        for (int p = 0; p < k; ++p) sum += double(a_held[batch * stride_a + p * m + i]) * b_held[batch * stride_b + j * k + p];
+        const double e = sum - c_held[batch * stride_c + j * m + i];
+        EXPECT_NEAR(got[batch * stride_c + j * m + i], e, half_tolerance(e, k, true)) << "batch " << batch;
+      }
+}
+
+#ifdef CUDASIM
+TEST_F(Cublas, GemmExRefusesTypeCombinationsItDoesNotModel) {
+  DeviceBuffer<__half> d(64);
+  const float one = 1.0f;
+  // Half inputs with a bf16 C, and half C under float compute with half inputs mixed with float.
+  EXPECT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d.get(), CUDA_R_16F, 2, d.get(), CUDA_R_16F,
+                         2, &one, d.get(), CUDA_R_16BF, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d.get(), CUDA_R_16F, 2, d.get(), CUDA_R_32F,
+                         2, &one, d.get(), CUDA_R_32F, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  // A 16-bit compute type with float matrices.
+  EXPECT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d.get(), CUDA_R_32F, 2, d.get(), CUDA_R_32F,
+                         2, &one, d.get(), CUDA_R_32F, 2, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+}
+#endif
+
 // Matrices listed in device arrays of pointers: each product uses its own three.
 TEST_F(Cublas, SgemmBatchedMultipliesTheMatricesItsArraysList) {
   const int m = 3, n = 4, k = 5, batches = 3;

@@ -1,5 +1,5 @@
 // The cuBLASLt subset against a naive CPU loop: D = alpha·op(A)·op(B) + beta·C, column-major,
-// fp32 or bf16 inputs with fp32 compute, every transpose combination, padded leading
+// fp32, bf16 or half inputs with fp32 compute, every transpose combination, padded leading
 // dimensions, C and D the same buffer or not, on a stream. Valid CUDA: the same file runs on a
 // GPU (the simulator's answers for unsupported types are checked under #ifdef CUDASIM).
 // cuda_fp16.h and cuda_bf16.h are not included: cublasLt.h brings them, as the real one does
@@ -146,31 +146,50 @@ TEST_F(CublasLt, DCanBeAnotherBufferThanC) {
   check_fp32(8, 8, 8, true, false, 0, 1.0f, 0.0f, true);
 }
 
-TEST_F(CublasLt, Bf16InputsWithFp32Compute) {
+float widen_value(__nv_bfloat16 x) { return __bfloat162float(x); }
+float widen_value(__half x) { return __half2float(x); }
+void narrow_value(float f, __nv_bfloat16& out) { out = __float2bfloat16(f); }
+void narrow_value(float f, __half& out) { out = __float2half_rn(f); }
+
+/// A matmul of `Narrow` inputs (bf16 or half, `type`) with fp32 compute, against the products
+/// of the rounded inputs accumulated exactly. D is float, or of the inputs' type when
+/// `narrow_d` (rounded once from the float result, so within half an ulp of the narrow type).
+template <class Narrow>
+void check_narrow_matmul(cublasLtHandle_t handle, cudaDataType type, bool narrow_d) {
   const int m = 17, n = 9, k = 33;
   const std::vector<float> a = values(static_cast<size_t>(m) * k, 4), b = values(static_cast<size_t>(k) * n, 5);
-  std::vector<__nv_bfloat16> a16(a.size()), b16(b.size());
-  for (size_t i = 0; i < a.size(); ++i) a16[i] = __float2bfloat16(a[i]);
-  for (size_t i = 0; i < b.size(); ++i) b16[i] = __float2bfloat16(b[i]);
-  __nv_bfloat16* da = upload(a16);
-  __nv_bfloat16* db = upload(b16);
-  float* dd = upload(std::vector<float>(static_cast<size_t>(m) * n, 0.0f));
+  std::vector<Narrow> a16(a.size()), b16(b.size());
+  for (size_t i = 0; i < a.size(); ++i) narrow_value(a[i], a16[i]);
+  for (size_t i = 0; i < b.size(); ++i) narrow_value(b[i], b16[i]);
+  Narrow* da = upload(a16);
+  Narrow* db = upload(b16);
+  void* dd = narrow_d ? static_cast<void*>(upload(std::vector<Narrow>(static_cast<size_t>(m) * n)))
+                      : static_cast<void*>(upload(std::vector<float>(static_cast<size_t>(m) * n, 0.0f)));
   cublasLtMatmulDesc_t desc;
   ASSERT_CUBLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasLtMatrixLayout_t la, lb, ld;
-  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, m, k, m));
-  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, k, n, k));
-  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&la, type, m, k, m));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&lb, type, k, n, k));
+  ASSERT_CUBLAS(cublasLtMatrixLayoutCreate(&ld, narrow_d ? type : CUDA_R_32F, m, n, m));
   const float alpha = 1.0f, beta = 0.0f;
-  ASSERT_CUBLAS(cublasLtMatmul(handle_, desc, &alpha, da, la, db, lb, &beta, dd, ld, dd, ld, nullptr, nullptr, 0, 0));
-  const std::vector<float> got = download(dd, static_cast<size_t>(m) * n);
+  ASSERT_CUBLAS(cublasLtMatmul(handle, desc, &alpha, da, la, db, lb, &beta, dd, ld, dd, ld, nullptr, nullptr, 0, 0));
+  std::vector<float> got(static_cast<size_t>(m) * n);
+  if (narrow_d) {
+    const std::vector<Narrow> narrow = download(static_cast<const Narrow*>(dd), got.size());
+    for (size_t i = 0; i < got.size(); ++i) got[i] = widen_value(narrow[i]);
+  } else {
+    got = download(static_cast<const float*>(dd), got.size());
+  }
+  // Half an ulp of the narrow type: 2^-8 (bf16) or 2^-11 (half) relative.
+  const double rounding = !narrow_d ? 0.0 : type == CUDA_R_16BF ? 1.0 / 256 : 1.0 / 2048;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) {
-      double sum = 0;  // the products of the rounded inputs, accumulated exactly
+      double sum = 0;
       for (int p = 0; p < k; ++p)
-        sum += static_cast<double>(__bfloat162float(a16[static_cast<size_t>(p) * m + i])) *
-               __bfloat162float(b16[static_cast<size_t>(j) * k + p]);
-      ASSERT_NEAR(got[static_cast<size_t>(j) * m + i], sum, 1e-4 * k) << "at (" << i << ", " << j << ")";
+        sum += static_cast<double>(widen_value(a16[static_cast<size_t>(p) * m + i])) *
+               widen_value(b16[static_cast<size_t>(j) * k + p]);
+      ASSERT_NEAR(got[static_cast<size_t>(j) * m + i], sum, 1e-4 * k + std::fabs(sum) * rounding)
+          << "at (" << i << ", " << j << ")";
     }
   cublasLtMatrixLayoutDestroy(la);
   cublasLtMatrixLayoutDestroy(lb);
@@ -179,6 +198,13 @@ TEST_F(CublasLt, Bf16InputsWithFp32Compute) {
   cudaFree(da);
   cudaFree(db);
   cudaFree(dd);
+}
+
+TEST_F(CublasLt, Bf16InputsWithFp32Compute) { check_narrow_matmul<__nv_bfloat16>(handle_, CUDA_R_16BF, false); }
+
+TEST_F(CublasLt, HalfInputsWithFp32ComputeAndAFloatOrHalfResult) {
+  check_narrow_matmul<__half>(handle_, CUDA_R_16F, false);
+  check_narrow_matmul<__half>(handle_, CUDA_R_16F, true);
 }
 
 // The pattern of llm.c and most cuBLASLt programs: a preference with a workspace limit, the
