@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "blas_elements.hpp"
 #include "cublas_v2.h"
 #include "cuda_bf16.h"
 #include "internal.hpp"
@@ -656,6 +657,28 @@ cublasStatus_t cublasDasum(cublasHandle_t handle, int n, const double* x, int in
 // ---- cublasGemmEx and cublasHgemm: mixed precision ------------------------------------------------
 
 namespace cudasim::detail {
+
+std::size_t element_bytes(cudaDataType type) { return type == CUDA_R_16F || type == CUDA_R_16BF ? 2 : 4; }
+
+float load_element(const void* base, cudaDataType type, std::size_t at) {
+  switch (type) {
+    case CUDA_R_16BF: return static_cast<float>(static_cast<const __nv_bfloat16*>(base)[at]);
+    case CUDA_R_16F: return static_cast<float>(static_cast<const __half*>(base)[at]);
+    default: return static_cast<const float*>(base)[at];
+  }
+}
+
+void store_element(void* base, cudaDataType type, std::size_t at, float v) {
+  switch (type) {
+    case CUDA_R_16BF: static_cast<__nv_bfloat16*>(base)[at] = __float2bfloat16(v); break;
+    case CUDA_R_16F: static_cast<__half*>(base)[at] = __float2half_rn(v); break;
+    default: static_cast<float*>(base)[at] = v; break;
+  }
+}
+
+}  // namespace cudasim::detail
+
+namespace cudasim::detail {
 namespace {
 
 bool float_compute(cublasComputeType_t t) {
@@ -673,20 +696,10 @@ bool supported_mixed_types(cudaDataType a, cudaDataType b, cudaDataType c, cubla
   return (a == CUDA_R_16BF || a == CUDA_R_32F) && (c == CUDA_R_16BF || c == CUDA_R_32F);
 }
 
-std::size_t element_bytes(cudaDataType type) { return type == CUDA_R_16F || type == CUDA_R_16BF ? 2 : 4; }
-
 Operand typed_matrix(const char* name, const void* p, cudaDataType type, int rows, int cols, int ld) {
   if (type == CUDA_R_16BF) return matrix(name, static_cast<const __nv_bfloat16*>(p), rows, cols, ld);
   if (type == CUDA_R_16F) return matrix(name, static_cast<const __half*>(p), rows, cols, ld);
   return matrix(name, static_cast<const float*>(p), rows, cols, ld);
-}
-
-float element_as_float(const void* p, cudaDataType type, std::size_t at) {
-  switch (type) {
-    case CUDA_R_16BF: return static_cast<float>(static_cast<const __nv_bfloat16*>(p)[at]);
-    case CUDA_R_16F: return static_cast<float>(static_cast<const __half*>(p)[at]);
-    default: return static_cast<const float*>(p)[at];
-  }
 }
 
 /// A rows x cols column-major matrix (leading dimension ld) of `type`, as packed floats.
@@ -694,17 +707,8 @@ std::vector<float> widen(const void* p, cudaDataType type, int rows, int cols, i
   std::vector<float> out(static_cast<size_t>(rows) * cols);
   for (int j = 0; j < cols; ++j)
     for (int i = 0; i < rows; ++i)
-      out[static_cast<size_t>(j) * rows + i] = element_as_float(p, type, static_cast<size_t>(j) * ld + i);
+      out[static_cast<size_t>(j) * rows + i] = load_element(p, type, static_cast<size_t>(j) * ld + i);
   return out;
-}
-
-/// Stores `v` as element `at` of a matrix of `type`, rounded to nearest even as cuBLAS does.
-void store_narrowed(void* p, cudaDataType type, std::size_t at, float v) {
-  switch (type) {
-    case CUDA_R_16BF: static_cast<__nv_bfloat16*>(p)[at] = __float2bfloat16(v); break;
-    case CUDA_R_16F: static_cast<__half*>(p)[at] = __float2half_rn(v); break;
-    default: static_cast<float*>(p)[at] = v; break;
-  }
 }
 
 /// alpha or beta of a mixed-precision call: a __half under a 16-bit compute type, else a float.
@@ -774,7 +778,7 @@ cublasStatus_t mixed_gemm(const char* api, cublasHandle_t handle, cublasOperatio
              std::max(1, b_rows), b_value, c.data(), m);
         for (int j = 0; j < n; ++j)
           for (int i = 0; i < m; ++i)
-            store_narrowed(C, Ctype, static_cast<size_t>(j) * ldc + i, c[static_cast<size_t>(j) * m + i]);
+            store_element(C, Ctype, static_cast<size_t>(j) * ldc + i, c[static_cast<size_t>(j) * m + i]);
       },
       false,
       gemm_cost(m, n, k, 1, element_bytes(Atype), element_bytes(Ctype), Atype != CUDA_R_32F,

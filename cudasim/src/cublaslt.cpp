@@ -1,6 +1,7 @@
 // The cuBLASLt subset (cublasLt.h): a plain matmul, D = alpha·op(A)·op(B) + beta·C, checked
 // here and computed by the cuBLAS subset's cublasGemmEx (cublas.cpp) on an internal handle, so
-// that both libraries validate operands, queue work and round bf16 the same way.
+// that both libraries validate operands, queue work and round half and bf16 the same way
+// (blas_elements.hpp).
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -8,8 +9,8 @@
 #include <mutex>
 #include <set>
 
+#include "blas_elements.hpp"
 #include "cublasLt.h"
-#include "cuda_bf16.h"
 #include "internal.hpp"
 
 struct cublasLtContext {
@@ -65,8 +66,6 @@ bool float_compute(cublasComputeType_t t) {
 
 bool supported_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16BF || t == CUDA_R_16F; }
 
-std::size_t element_size(cudaDataType t) { return t == CUDA_R_16BF || t == CUDA_R_16F ? 2 : 4; }
-
 /// The bit of a cublasLtEpilogue_t that asks for the pre-activation in the AUX buffer (the
 /// toolkit defines GELU_AUX as GELU | 128).
 constexpr int kEpilogueAux = 128;
@@ -84,23 +83,6 @@ struct Epilogue {
   int64_t aux_ld;
 };
 
-float load(const void* base, cudaDataType type, std::size_t at) {
-  switch (type) {
-    case CUDA_R_16BF: return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[at]);
-    case CUDA_R_16F: return __half2float(static_cast<const __half*>(base)[at]);
-    default: return static_cast<const float*>(base)[at];
-  }
-}
-
-/// Rounded to nearest even where the type is narrower than float, as cuBLASLt does.
-void store(void* base, cudaDataType type, std::size_t at, float v) {
-  switch (type) {
-    case CUDA_R_16BF: static_cast<__nv_bfloat16*>(base)[at] = __float2bfloat16(v); break;
-    case CUDA_R_16F: static_cast<__half*>(base)[at] = __float2half_rn(v); break;
-    default: static_cast<float*>(base)[at] = v; break;
-  }
-}
-
 /// GELU as the tanh approximation. The toolkit's header says only "GELU"; the approximate form
 /// is the one that frameworks fuse into this epilogue (XLA's cuBLASLt rewrite matches it).
 float gelu(float x) {
@@ -116,13 +98,13 @@ void apply_epilogue(void* data) {
   for (int j = 0; j < e->n; ++j) {
     for (int i = 0; i < e->m; ++i) {
       const std::size_t at = static_cast<std::size_t>(j) * static_cast<std::size_t>(e->ld) + i;
-      float v = load(e->d, e->d_type, at);
-      if (bias) v += load(e->bias, e->bias_type, i);
+      float v = load_element(e->d, e->d_type, at);
+      if (bias) v += load_element(e->bias, e->bias_type, i);
       if (e->aux != nullptr && (e->kind & kEpilogueAux))
-        store(e->aux, e->d_type, static_cast<std::size_t>(j) * static_cast<std::size_t>(e->aux_ld) + i, v);
+        store_element(e->aux, e->d_type, static_cast<std::size_t>(j) * static_cast<std::size_t>(e->aux_ld) + i, v);
       if (relu) v = v > 0.0f ? v : 0.0f;
       if (gelu_on) v = gelu(v);
-      store(e->d, e->d_type, at, v);
+      store_element(e->d, e->d_type, at, v);
     }
   }
   delete e;
@@ -323,8 +305,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
     if (reads_c) {
       if (Cdesc->ld != Ddesc->ld)
         return not_supported("cublasLtMatmul", "C and D in different buffers must have the same leading dimension");
-      const std::size_t row_bytes = static_cast<std::size_t>(m) * element_size(Ddesc->type);
-      const std::size_t pitch = static_cast<std::size_t>(Ddesc->ld) * element_size(Ddesc->type);
+      const std::size_t row_bytes = static_cast<std::size_t>(m) * element_bytes(Ddesc->type);
+      const std::size_t pitch = static_cast<std::size_t>(Ddesc->ld) * element_bytes(Ddesc->type);
       if (Ddesc->ld < m ||
           cudaMemcpy2DAsync(D, pitch, C, pitch, row_bytes, n, cudaMemcpyDeviceToDevice, stream) != cudaSuccess) {
         report("cublasLtMatmul: C (%p) or D (%p) is not device memory of the layout's size "
